@@ -1,0 +1,22 @@
+// The sharebench command line: one function per subcommand, each adding itself to the CLI11 app
+// and returning the process exit code when run.
+// Exit codes: 0 every verdict as expected, 1 a check went against expectation, 2 bad input
+// (one line on stderr), 3 internal error, 130 interrupted.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace sharebench::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUnexpected = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInternal = 3;
+
+// Each returns the action to run after parsing.
+std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
+std::function<int()> add_list_command(CLI::App& app);
+
+}  // namespace sharebench::cli

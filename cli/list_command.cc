@@ -1,0 +1,55 @@
+// `sharebench list`: the registered scenarios, their variants and what each known bug must
+// produce; as text or JSON.
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "harness/scenario/scenario.h"
+
+namespace sharebench::cli {
+
+std::function<int()> add_list_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("list", "list scenarios and their variants");
+  auto format = std::make_shared<std::string>("text");
+  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  return [format] {
+    const auto all = ScenarioRegistry::instance().all();
+    if (*format == "json") {
+      nlohmann::json out = nlohmann::json::array();
+      for (const ScenarioInfo* s : all) {
+        nlohmann::json variants = nlohmann::json::array();
+        for (const auto& v : s->variants()) {
+          variants.push_back({{"name", v.name},
+                              {"description", v.description},
+                              {"known_bug", v.known_bug},
+                              {"must_fail", v.expect.must_fail},
+                              {"may_fail", v.expect.may_fail},
+                              {"min_procs_for_bug", v.min_procs_for_bug}});
+        }
+        std::vector<std::string> starts;
+        for (StartMethod m : s->starts()) starts.emplace_back(to_string(m));
+        out.push_back({{"name", s->name()}, {"description", s->description()}, {"starts", starts}, {"variants", variants}});
+      }
+      std::puts(out.dump(2).c_str());
+      return kExitOk;
+    }
+    for (const ScenarioInfo* s : all) {
+      std::vector<std::string> starts;
+      for (StartMethod m : s->starts()) starts.emplace_back(to_string(m));
+      fmt::print("{}: {} [{}]\n", s->name(), s->description(), fmt::join(starts, ", "));
+      for (const auto& v : s->variants()) {
+        fmt::print("  {}/{}{}: {}\n", s->name(), v.name, v.known_bug ? " (known bug)" : "", v.description);
+        if (v.known_bug) {
+          fmt::print("      must be caught by: {} (at {}+ processes)\n", fmt::join(v.expect.must_fail, ", "),
+                     v.min_procs_for_bug);
+        }
+      }
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace sharebench::cli

@@ -1,0 +1,109 @@
+// `sharebench run`: plan the matrix, start the forkserver while the process is still clean, run
+// every cell, write the results and print the report.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "harness/launch/forkserver.h"
+#include "harness/results/results_json.h"
+#include "harness/results/run_directory.h"
+#include "harness/runner/interrupt.h"
+#include "harness/runner/matrix.h"
+#include "harness/runner/runner.h"
+#include "reports/console_report.h"
+#include "workload/torch_runtime.h"
+
+namespace sharebench::cli {
+
+namespace {
+struct RunFlags {
+  std::vector<std::string> scenarios, starts, formats{"console"};
+  std::vector<int> procs;
+  MatrixRequest request;
+  std::string out;
+  int arena_mb = 256;
+};
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = app.add_subcommand("run", "run a matrix of cells (default: every CPU scenario x fork, spawn, "
+                                            "forkserver x 1 and 2 processes)");
+  auto f = std::make_shared<RunFlags>();
+  CellConfig& base = f->request.base;
+  WorkloadOptions& w = base.workload;
+  cmd->add_option("--scenario", f->scenarios, "scenarios or scenario/variant names, comma-separated")->delimiter(',');
+  cmd->add_option("--start", f->starts, "start methods: fork, spawn, forkserver, thread")->delimiter(',');
+  cmd->add_option("--procs", f->procs, "process counts, comma-separated")->delimiter(',');
+  cmd->add_flag("--known-bugs", f->request.known_bugs, "run the known-bug variants (with the scenarios named, or all)");
+  cmd->add_option("--steps", w.steps, "training steps per worker")->capture_default_str();
+  cmd->add_option("--repetitions", f->request.repetitions, "repetitions of each cell")->capture_default_str();
+  cmd->add_option("--seed", w.seed, "seed for data and initial weights")->capture_default_str();
+  cmd->add_option("--batch", w.batch, "batch size")->capture_default_str();
+  cmd->add_option("--lr", w.lr, "SGD learning rate")->capture_default_str();
+  cmd->add_option("--momentum", w.momentum, "SGD momentum (its buffers are shared too)")->capture_default_str();
+  cmd->add_option("--hidden", w.hidden, "width of the two hidden layers")->capture_default_str();
+  cmd->add_option("--threads", w.threads_per_worker, "intra-op threads per worker")->capture_default_str();
+  cmd->add_option("--hang-timeout", base.hang_timeout_s, "seconds without progress that make a hang")->capture_default_str();
+  cmd->add_option("--deadline", base.deadline_s, "seconds a cell repetition may take in all")->capture_default_str();
+  cmd->add_option("--arena-mb", f->arena_mb, "shared arena capacity per cell, MiB (reserved sparsely)")
+      ->capture_default_str()->check(CLI::Range(1, 65536));
+  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+  cmd->add_option("--format", f->formats, "what to print: console, json, none")
+      ->delimiter(',')->check(CLI::IsMember({"console", "json", "none"}))->capture_default_str();
+
+  return [f, argc, argv] {
+    f->request.scenarios = f->scenarios;
+    f->request.starts = f->starts;
+    f->request.procs = f->procs;
+    std::vector<PlannedCell> cells;
+    try {
+      cells = plan_matrix(f->request);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "sharebench: error: %s\n", e.what());
+      return kExitUsage;
+    }
+    // The forkserver must be forked while this process has no threads and LibTorch is untouched.
+    for (const PlannedCell& c : cells) {
+      if (c.config.start == StartMethod::kForkserver) {
+        ForkServer::instance().start();
+        break;
+      }
+    }
+    install_interrupt_handlers();
+    configure_runner_torch(static_cast<int>(f->request.base.workload.threads_per_worker));
+
+    RunnerOptions options;
+    options.cells = std::move(cells);
+    options.repetitions = f->request.repetitions;
+    options.out_dir = f->out;
+    options.arena_bytes = static_cast<std::size_t>(f->arena_mb) << 20;
+    options.command.assign(argv, argv + argc);
+    options.progress = ::isatty(STDERR_FILENO) != 0;
+    RunOutcome outcome;
+    try {
+      outcome = run_matrix(options);
+    } catch (const OutputPathError& e) {
+      std::fprintf(stderr, "sharebench: error: %s\n", e.what());
+      ForkServer::instance().stop();
+      return kExitUsage;
+    }
+    ForkServer::instance().stop();
+
+    for (const std::string& format : f->formats) {
+      if (format == "console") {
+        std::fputs(render_console(outcome.result, ::isatty(STDOUT_FILENO) != 0).c_str(), stdout);
+        std::printf("results: %s\n", outcome.results_path.c_str());
+      } else if (format == "json") {
+        std::puts(results_to_json(outcome.result).dump(1).c_str());
+      }
+    }
+    std::fflush(stdout);
+    return outcome.exit_code;
+  };
+}
+
+}  // namespace sharebench::cli

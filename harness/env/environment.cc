@@ -1,0 +1,73 @@
+// Environment: facts read from /proc and uname, plus those other parts registered.
+#include "harness/env/environment.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace sharebench {
+
+namespace {
+std::map<std::string, std::string>& extra_facts() {
+  static std::map<std::string, std::string> facts;
+  return facts;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+}  // namespace
+
+void set_environment_fact(const std::string& key, const std::string& value) { extra_facts()[key] = value; }
+
+std::string loaded_blas_library() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::set<std::string> found;
+  while (std::getline(maps, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    const std::string base = path.substr(path.rfind('/') + 1);
+    for (const char* name : {"libblas", "libopenblas", "libmkl_rt", "libmkl_core", "libblis", "libatlas"}) {
+      if (base.rfind(name, 0) == 0) found.insert(path);
+    }
+  }
+  if (found.empty()) return "none mapped";
+  std::string out;
+  for (const auto& p : found) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::map<std::string, std::string> collect_environment() {
+  std::map<std::string, std::string> env = extra_facts();
+  utsname u{};
+  ::uname(&u);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  env["host"] = host;
+  env["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  env["cpu_model"] = cpu_model();
+  env["cores"] = std::to_string(std::thread::hardware_concurrency());
+  env["blas"] = loaded_blas_library();
+#if defined(__clang__)
+  env["compiler"] = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  env["compiler"] = "gcc " __VERSION__;
+#endif
+  return env;
+}
+
+}  // namespace sharebench

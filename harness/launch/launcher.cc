@@ -1,0 +1,108 @@
+// Shared launcher pieces: the worker entry, the spawn worker mode, child-process groups, and the
+// factory that picks a launcher per start method.
+#include "harness/launch/launcher.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "harness/launch/child_process_group.h"
+
+namespace sharebench {
+
+std::unique_ptr<Launcher> make_fork_launcher();
+std::unique_ptr<Launcher> make_spawn_launcher();
+std::unique_ptr<Launcher> make_forkserver_launcher();
+std::unique_ptr<Launcher> make_thread_launcher();
+
+std::unique_ptr<Launcher> make_launcher(StartMethod method) {
+  switch (method) {
+    case StartMethod::kFork: return make_fork_launcher();
+    case StartMethod::kSpawn: return make_spawn_launcher();
+    case StartMethod::kForkserver: return make_forkserver_launcher();
+    case StartMethod::kThread: return make_thread_launcher();
+  }
+  return nullptr;
+}
+
+void die_with_parent(pid_t expected_parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died between fork() and prctl(): then nobody would deliver the signal.
+  if (::getppid() != expected_parent) ::_exit(kWorkerExitSetupFailed);
+}
+
+ChildProcessGroup::~ChildProcessGroup() {
+  kill_all();
+  reap(/*block=*/true);
+}
+
+void ChildProcessGroup::add(pid_t pid, std::vector<int> ranks) {
+  children_.push_back(Child{pid, std::move(ranks), false});
+}
+
+std::vector<pid_t> ChildProcessGroup::pids() const {
+  std::vector<pid_t> out;
+  for (const Child& c : children_) {
+    for (std::size_t i = 0; i < c.ranks.size(); ++i) out.push_back(c.pid);
+  }
+  return out;
+}
+
+int ChildProcessGroup::running() const {
+  int n = 0;
+  for (const Child& c : children_) {
+    if (!c.reaped) n += static_cast<int>(c.ranks.size());
+  }
+  return n;
+}
+
+std::vector<WorkerExit> ChildProcessGroup::reap(bool block) {
+  std::vector<WorkerExit> out;
+  for (Child& c : children_) {
+    if (c.reaped) continue;
+    int status = 0;
+    pid_t r;
+    do {
+      r = ::waitpid(c.pid, &status, block ? 0 : WNOHANG);
+    } while (r < 0 && errno == EINTR);
+    if (r == 0) continue;
+    c.reaped = true;
+    for (int rank : c.ranks) {
+      WorkerExit e;
+      e.rank = rank;
+      e.pid = c.pid;
+      if (r < 0) {  // not our child any more (should not happen): report as lost
+        e.exited = false;
+        e.signal = 0;
+      } else if (WIFEXITED(status)) {
+        e.exited = true;
+        e.exit_code = WEXITSTATUS(status);
+      } else if (WIFSIGNALED(status)) {
+        e.signal = WTERMSIG(status);
+      }
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+std::vector<WorkerExit> ChildProcessGroup::wait_exits(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto exits = reap(/*block=*/false);
+    if (!exits.empty() || running() == 0 || std::chrono::steady_clock::now() >= until) return exits;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void ChildProcessGroup::kill_all() {
+  for (const Child& c : children_) {
+    if (!c.reaped) ::kill(c.pid, SIGKILL);
+  }
+}
+
+}  // namespace sharebench

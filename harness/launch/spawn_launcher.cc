@@ -1,0 +1,62 @@
+// SpawnLauncher: each worker is a fresh exec of this binary in its hidden `__worker` mode, given
+// the arena fd (inherited across exec) and the cell as JSON on its command line. Nothing of the
+// runner's memory or threads reaches it: the slow but safe start method.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "harness/launch/child_process_group.h"
+#include "harness/launch/launcher.h"
+
+namespace sharebench {
+
+namespace {
+std::string self_executable() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n < 0) throw std::system_error(errno, std::generic_category(), "readlink(/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+class SpawnLauncher : public Launcher {
+ public:
+  StartMethod method() const override { return StartMethod::kSpawn; }
+
+  std::unique_ptr<WorkerGroup> launch(const CellConfig& cell, SharedArena& arena) override {
+    auto group = std::make_unique<ChildProcessGroup>();
+    const std::string exe = self_executable();
+    const std::string cell_json = cell.to_json();
+    const std::string fd_arg = std::to_string(arena.fd());
+    const pid_t parent = ::getpid();
+    std::fflush(nullptr);
+    for (int rank = 0; rank < cell.procs; ++rank) {
+      const std::string rank_arg = std::to_string(rank);
+      // Built before fork: the child only calls async-signal-safe functions until exec.
+      std::vector<char*> argv{const_cast<char*>("sharebench"), const_cast<char*>("__worker"),
+                              const_cast<char*>(fd_arg.c_str()), const_cast<char*>(rank_arg.c_str()),
+                              const_cast<char*>(cell_json.c_str()), nullptr};
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork (spawn)");
+      if (pid == 0) {
+        die_with_parent(parent);
+        ::fcntl(arena.fd(), F_SETFD, 0);  // this copy of the fd survives exec
+        ::execv(exe.c_str(), argv.data());
+        static const char msg[] = "sharebench: exec of worker failed\n";
+        [[maybe_unused]] auto ignored = ::write(2, msg, sizeof msg - 1);
+        ::_exit(kWorkerExitExecFailed);
+      }
+      group->add(pid, {rank});
+    }
+    return group;
+  }
+};
+}  // namespace
+
+std::unique_ptr<Launcher> make_spawn_launcher() { return std::make_unique<SpawnLauncher>(); }
+
+}  // namespace sharebench

@@ -1,0 +1,98 @@
+// The worker side of every start method: attach, build the scenario, run it, publish the outcome
+// in the worker's slot. Also the hidden `__worker` mode that spawn execs into.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "harness/launch/launcher.h"
+#include "harness/scenario/scenario.h"
+
+namespace sharebench {
+
+namespace {
+WorkerInitHook g_init_hook = nullptr;
+
+// The first line only: LibTorch appends a C++ backtrace to its messages.
+void write_error(WorkerSlot& slot, std::string text) {
+  text = text.substr(0, text.find('\n'));
+  const std::size_t n = std::min(text.size(), static_cast<std::size_t>(WorkerSlot::kMaxError - 1));
+  std::memcpy(slot.error, text.data(), n);
+  slot.error[n] = '\0';
+}
+
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void set_worker_init_hook(WorkerInitHook hook) { g_init_hook = hook; }
+
+int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
+  HarnessBlock* block = nullptr;
+  try {
+    block = arena.lookup<HarnessBlock>(HarnessBlock::kRegionName);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sharebench worker %d: %s\n", rank, e.what());
+    return kWorkerExitSetupFailed;
+  }
+  WorkerSlot& slot = block->slots[rank];
+  slot.pid.store(::getpid());
+  slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
+  try {
+    if (g_init_hook) g_init_hook(cell);
+    const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
+    if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered in this binary", cell.scenario));
+    auto scenario = info->create(cell);
+    WorkerContext ctx(cell, arena, rank);
+    slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
+    slot.last_beat_ns.store(monotonic_ns());
+    scenario->work(ctx);
+    ctx.finish();
+    slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
+    return kWorkerExitOk;
+  } catch (const std::exception& e) {
+    write_error(slot, e.what());
+  } catch (...) {
+    write_error(slot, "unknown exception");
+  }
+  if (slot.finished_ns == 0) slot.finished_ns = monotonic_ns();
+  slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kFailed));
+  // A failed worker must not leave its siblings waiting at the start barrier.
+  block->start_barrier.abort();
+  return kWorkerExitFailed;
+}
+
+bool maybe_run_as_worker(int argc, char** argv, int* exit_code) {
+  if (argc < 2 || std::strcmp(argv[1], "__worker") != 0) return false;
+  // argv: __worker <arena-fd> <rank> <cell-json>
+  if (argc != 5) {
+    std::fprintf(stderr, "sharebench: __worker needs <arena-fd> <rank> <cell-json>\n");
+    *exit_code = kWorkerExitSetupFailed;
+    return true;
+  }
+  try {
+    const int fd = std::stoi(argv[2]);
+    const int rank = std::stoi(argv[3]);
+    const CellConfig cell = CellConfig::from_json(argv[4]);
+    SharedArena arena = SharedArena::attach(fd);
+    ::close(fd);
+    *exit_code = run_worker(cell, arena, rank);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sharebench worker: %s\n", e.what());
+    *exit_code = kWorkerExitSetupFailed;
+  }
+  std::fflush(nullptr);
+  ::_exit(*exit_code);  // no static destructors: LibTorch's can be slow and are not needed
+}
+
+}  // namespace sharebench

@@ -1,0 +1,95 @@
+// Results model: verdict arithmetic and the expectation judge (pure functions).
+#include "harness/results/results.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace sharebench {
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kFail: return "fail";
+    case Verdict::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::optional<Verdict> parse_verdict(const std::string& s) {
+  for (Verdict v : {Verdict::kPass, Verdict::kFail, Verdict::kUnknown}) {
+    if (to_string(v) == s) return v;
+  }
+  return std::nullopt;
+}
+
+std::string to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::kCompleted: return "completed";
+    case RunStatus::kHang: return "hang";
+    case RunStatus::kDeadline: return "deadline";
+    case RunStatus::kWorkerFailed: return "worker-failed";
+    case RunStatus::kInterrupted: return "interrupted";
+    case RunStatus::kSkipped: return "skipped";
+    case RunStatus::kError: return "error";
+  }
+  return "error";
+}
+
+std::optional<RunStatus> parse_run_status(const std::string& s) {
+  for (RunStatus r : {RunStatus::kCompleted, RunStatus::kHang, RunStatus::kDeadline,
+                      RunStatus::kWorkerFailed, RunStatus::kInterrupted, RunStatus::kSkipped,
+                      RunStatus::kError}) {
+    if (to_string(r) == s) return r;
+  }
+  return std::nullopt;
+}
+
+Verdict overall_verdict(const std::vector<Check>& checks) {
+  bool unknown = false;
+  for (const Check& c : checks) {
+    if (c.verdict == Verdict::kFail) return Verdict::kFail;
+    unknown |= c.verdict == Verdict::kUnknown;
+  }
+  return unknown ? Verdict::kUnknown : Verdict::kPass;
+}
+
+void judge_against(const Expectation& e, Repetition& rep) {
+  if (rep.status == RunStatus::kSkipped) {
+    rep.as_expected = true;
+    rep.expectation_message = "skipped: " + rep.status_message;
+    return;
+  }
+  auto listed = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  std::vector<std::string> missed;      // must fail, but did not
+  std::vector<std::string> unexpected;  // must not fail, but did (or could not be decided)
+  for (const std::string& name : e.must_fail) {
+    auto it = std::find_if(rep.checks.begin(), rep.checks.end(),
+                           [&](const Check& c) { return c.name == name; });
+    if (it == rep.checks.end() || it->verdict != Verdict::kFail) missed.push_back(name);
+  }
+  for (const Check& c : rep.checks) {
+    if (c.verdict == Verdict::kPass || listed(e.must_fail, c.name) || listed(e.may_fail, c.name)) continue;
+    unexpected.push_back(fmt::format("{} ({})", c.name, to_string(c.verdict)));
+  }
+  rep.as_expected = missed.empty() && unexpected.empty();
+  if (rep.as_expected) {
+    rep.expectation_message =
+        e.clean() ? "clean, as expected" : fmt::format("caught: {}", fmt::join(e.must_fail, ", "));
+  } else if (!missed.empty()) {
+    rep.expectation_message = fmt::format("planted bug NOT caught by: {}", fmt::join(missed, ", "));
+    if (!unexpected.empty()) rep.expectation_message += fmt::format("; also {}", fmt::join(unexpected, ", "));
+  } else {
+    rep.expectation_message = fmt::format("unexpected: {}", fmt::join(unexpected, ", "));
+  }
+}
+
+bool CellResult::as_expected() const {
+  return std::all_of(repetitions.begin(), repetitions.end(),
+                     [](const Repetition& r) { return r.as_expected; });
+}
+
+}  // namespace sharebench

@@ -1,0 +1,115 @@
+// The results model: run → cells → repetitions → checks, metrics, series, workers.
+// One plain model reaches every writer (JSON, console, …); writers never see the runner.
+// Verdicts are three-valued as in Jepsen's checkers: pass, fail, or unknown (the check could not
+// decide: a worker was killed mid-step, a checker threw). The JSON form is documented in
+// docs/results-schema.md and versioned by kResultsSchemaVersion.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/scenario/cell_config.h"
+
+namespace sharebench {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+enum class Verdict { kPass, kFail, kUnknown };
+std::string to_string(Verdict v);
+std::optional<Verdict> parse_verdict(const std::string& s);
+
+struct Check {
+  std::string name;      // "mutual-exclusion", "lost-updates", "convergence", …
+  Verdict verdict = Verdict::kUnknown;
+  std::optional<double> value;  // the figure the verdict rests on (lost updates, loss ratio, …)
+  std::string message;   // one sentence a person can act on
+};
+
+struct SeriesPoint {
+  double step = 0;
+  double time_s = 0;
+  double value = 0;
+};
+
+struct Series {
+  std::string name;  // "loss" (training loss, mean over a window of steps), "reference-loss", …
+  int rank = -1;     // the worker it came from; -1 for the cell as a whole or the reference
+  std::vector<SeriesPoint> points;
+};
+
+// How a repetition ended, before any check ran.
+enum class RunStatus {
+  kCompleted,    // every worker ended by itself
+  kHang,         // a worker made no progress for the hang timeout; torn down
+  kDeadline,     // the cell ran past its deadline; torn down
+  kWorkerFailed, // a worker exited non-zero or died of a signal
+  kInterrupted,  // SIGINT/SIGTERM reached the runner
+  kSkipped,      // the cell cannot run here (reason in status_message)
+  kError,        // the harness itself failed to set the cell up
+};
+std::string to_string(RunStatus s);
+std::optional<RunStatus> parse_run_status(const std::string& s);
+
+struct WorkerRecord {
+  int rank = 0;
+  int pid = 0;
+  bool exited = false;  // exited normally (exit_code valid); else killed by `signal`
+  int exit_code = 0;
+  int signal = 0;
+  std::int64_t steps = 0;
+  double launch_s = 0;  // from the launch call until the worker reached the start barrier
+  std::string error;    // the worker's own last words, if it reported any
+  std::string stall;    // on a hang: where it was stuck
+};
+
+struct Repetition {
+  int index = 0;
+  RunStatus status = RunStatus::kCompleted;
+  std::string status_message;
+  Verdict verdict = Verdict::kUnknown;  // fail if any check failed, else unknown if any, else pass
+  bool as_expected = false;             // against the cell's Expectation
+  std::string expectation_message;
+  double wall_s = 0;
+  std::vector<Check> checks;
+  std::map<std::string, double> metrics;
+  std::vector<Series> series;
+  std::vector<WorkerRecord> workers;
+};
+
+// What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in
+// must_fail fails; checks in may_fail are free (a bug that shows only sometimes through them).
+struct Expectation {
+  std::vector<std::string> must_fail;
+  std::vector<std::string> may_fail;
+  bool clean() const { return must_fail.empty(); }
+};
+
+struct CellResult {
+  CellConfig config;  // repetition field unused at this level
+  Expectation expected;
+  bool known_bug = false;
+  std::string repro;  // a command that re-runs exactly this cell
+  std::vector<Repetition> repetitions;
+  bool as_expected() const;
+};
+
+struct RunResult {
+  int schema_version = kResultsSchemaVersion;
+  std::string run_id;
+  std::string started_at;   // ISO 8601, UTC
+  std::string finished_at;  // empty while running
+  std::string status = "running";  // running | complete | interrupted | error
+  std::vector<std::string> command;
+  std::map<std::string, std::string> environment;
+  std::vector<CellResult> cells;
+};
+
+// Pure: the repetition's overall verdict from its checks.
+Verdict overall_verdict(const std::vector<Check>& checks);
+// Pure: does this repetition meet the expectation? Sets as_expected and expectation_message.
+void judge_against(const Expectation& e, Repetition& rep);
+
+}  // namespace sharebench

@@ -1,0 +1,72 @@
+// RunDirectory: run directories, the `latest` link, atomic writes.
+#include "harness/results/run_directory.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace sharebench {
+
+namespace fs = std::filesystem;
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(err)));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot move '{}' into place: {}", path, std::strerror(err)));
+  }
+}
+
+RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
+                                  const std::string& run_id) {
+  RunDirectory d;
+  d.path_ = out_dir.empty() ? runs_root + "/" + run_id : out_dir;
+  std::error_code ec;
+  fs::create_directories(d.path_, ec);
+  if (ec || !fs::is_directory(d.path_)) {
+    throw OutputPathError(fmt::format("cannot create output directory '{}': {}", d.path_,
+                                         ec ? ec.message() : "a file of that name exists"));
+  }
+  if (::access(d.path_.c_str(), W_OK) != 0) {
+    throw OutputPathError(fmt::format("output directory '{}' is not writable", d.path_));
+  }
+  if (out_dir.empty()) {
+    const fs::path link = fs::path(runs_root) / "latest";
+    const fs::path tmp = fs::path(runs_root) / fmt::format(".latest-{}", ::getpid());
+    fs::remove(tmp, ec);
+    fs::create_directory_symlink(run_id, tmp, ec);
+    if (!ec) fs::rename(tmp, link, ec);  // atomic replacement of the link
+  }
+  return d;
+}
+
+void RunDirectory::write_atomically(const std::string& name, const std::string& contents) const {
+  write_file_atomically(file(name), contents);
+}
+
+}  // namespace sharebench

@@ -1,0 +1,27 @@
+// interrupt: async-signal-safe flag set by SIGINT/SIGTERM.
+#include "harness/runner/interrupt.h"
+
+#include <signal.h>
+
+#include <csignal>
+
+namespace sharebench {
+
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_interrupt(int sig) { g_signal = sig; }
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR and the loop re-checks
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool interrupt_requested() { return g_signal != 0; }
+int interrupt_signal() { return static_cast<int>(g_signal); }
+
+}  // namespace sharebench

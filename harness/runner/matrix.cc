@@ -1,0 +1,127 @@
+// Matrix expansion and input validation.
+#include "harness/runner/matrix.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/scenario/scenario.h"
+
+namespace sharebench {
+
+namespace {
+void validate(const MatrixRequest& r) {
+  const auto& w = r.base.workload;
+  if (w.steps < 1 || w.steps > kMaxSteps) throw UsageError(fmt::format("--steps must be 1..{}, got {}", kMaxSteps, w.steps));
+  if (r.repetitions < 1 || r.repetitions > kMaxRepetitions) {
+    throw UsageError(fmt::format("--repetitions must be 1..{}, got {}", kMaxRepetitions, r.repetitions));
+  }
+  if (!(r.base.hang_timeout_s > 0 && r.base.hang_timeout_s <= kMaxTimeoutS)) {
+    throw UsageError(fmt::format("--hang-timeout must be above 0 and at most {} s", kMaxTimeoutS));
+  }
+  if (!(r.base.deadline_s > 0 && r.base.deadline_s <= kMaxTimeoutS)) {
+    throw UsageError(fmt::format("--deadline must be above 0 and at most {} s", kMaxTimeoutS));
+  }
+  if (w.batch < 1 || w.batch > w.train_rows) throw UsageError("--batch must be between 1 and the training rows");
+  if (!(w.lr > 0 && w.lr < 100)) throw UsageError("--lr must be above 0 and below 100");
+  if (!(w.momentum >= 0 && w.momentum < 1)) throw UsageError("--momentum must be in [0, 1)");
+  if (w.hidden < 1 || w.hidden > 65536 || w.input < 1 || w.input > 65536 || w.classes < 2 || w.classes > 65536) {
+    throw UsageError("model sizes must be 1..65536 (classes at least 2)");
+  }
+  if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
+}
+}  // namespace
+
+std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
+  validate(request);
+  const auto& registry = ScenarioRegistry::instance();
+
+  std::vector<StartMethod> starts;
+  const bool starts_given = !request.starts.empty();
+  for (const std::string& s : request.starts) {
+    auto m = parse_start_method(s);
+    if (!m) throw UsageError(fmt::format("unknown start method '{}' (fork, spawn, forkserver, thread)", s));
+    if (std::find(starts.begin(), starts.end(), *m) == starts.end()) starts.push_back(*m);
+  }
+  if (!starts_given) starts = {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver};
+
+  std::vector<int> procs = request.procs.empty() ? std::vector<int>{1, 2} : request.procs;
+  for (int p : procs) {
+    if (p < 1 || p > kMaxProcs) throw UsageError(fmt::format("--procs must be 1..{}, got {}", kMaxProcs, p));
+  }
+
+  // (scenario, variant) pairs in the order asked.
+  std::vector<std::pair<const ScenarioInfo*, const VariantInfo*>> chosen;
+  auto add = [&](const ScenarioInfo* s, const VariantInfo* v) {
+    for (auto& [cs, cv] : chosen) {
+      if (cs == s && cv == v) return;
+    }
+    chosen.emplace_back(s, v);
+  };
+  std::vector<std::string> names = request.scenarios;
+  if (names.empty()) {
+    for (const ScenarioInfo* s : registry.all()) names.push_back(s->name());
+  }
+  for (const std::string& name : names) {
+    const auto slash = name.find('/');
+    const std::string scenario_name = name.substr(0, slash);
+    const ScenarioInfo* s = registry.find(scenario_name);
+    if (!s) {
+      std::vector<std::string> known;
+      for (const ScenarioInfo* k : registry.all()) known.push_back(k->name());
+      throw UsageError(fmt::format("unknown scenario '{}' (known: {})", scenario_name, fmt::join(known, ", ")));
+    }
+    if (slash != std::string::npos) {
+      const std::string variant = name.substr(slash + 1);
+      const VariantInfo* v = s->find_variant(variant);
+      if (!v) {
+        std::vector<std::string> known;
+        for (const auto& k : s->variants()) known.push_back(k.name);
+        throw UsageError(fmt::format("scenario '{}' has no variant '{}' (variants: {})", scenario_name, variant,
+                                     fmt::join(known, ", ")));
+      }
+      add(s, v);
+    } else {
+      for (const VariantInfo& v : s->variants()) {
+        if (!v.known_bug || request.known_bugs) add(s, &v);
+      }
+    }
+  }
+  if (request.known_bugs && request.scenarios.empty()) {
+    chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [](auto& p) { return !p.second->known_bug; }),
+                 chosen.end());
+  }
+
+  std::vector<PlannedCell> cells;
+  for (const auto& choice : chosen) {
+    const ScenarioInfo* s = choice.first;
+    const VariantInfo* v = choice.second;
+    for (StartMethod m : starts) {
+      if (!s->supports(m)) {
+        if (starts_given && !request.scenarios.empty()) {
+          std::vector<std::string> ok;
+          for (StartMethod k : s->starts()) ok.emplace_back(to_string(k));
+          throw UsageError(fmt::format("scenario '{}' cannot run under '{}' (it supports: {})", s->name(),
+                                       to_string(m), fmt::join(ok, ", ")));
+        }
+        continue;
+      }
+      for (int p : procs) {
+        PlannedCell cell;
+        cell.config = request.base;
+        cell.config.scenario = s->name();
+        cell.config.variant = v->name;
+        cell.config.start = m;
+        cell.config.procs = p;
+        cell.expected = v->expectation_for(p);
+        cell.known_bug = v->known_bug;
+        cells.push_back(std::move(cell));
+      }
+    }
+  }
+  if (cells.empty()) throw UsageError("the requested matrix holds no cell that can run");
+  return cells;
+}
+
+}  // namespace sharebench

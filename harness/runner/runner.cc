@@ -1,0 +1,212 @@
+// Runner: cells × repetitions, supervised, checked, recorded.
+#include "harness/runner/runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/arena/shared_arena.h"
+#include "harness/env/environment.h"
+#include "harness/launch/launcher.h"
+#include "harness/results/results_json.h"
+#include "harness/results/run_directory.h"
+#include "harness/runner/interrupt.h"
+#include "harness/scenario/scenario.h"
+#include "harness/watchdog/watchdog.h"
+
+namespace sharebench {
+
+namespace {
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+// Harness-level figures and the liveness check, from the slots and the supervision.
+void record_workers(const Supervision& sup, const HarnessBlock& block, std::int64_t launch_ns, Repetition& rep) {
+  std::int64_t steps_total = 0;
+  double run_s = 0, launch_max = 0, launch_sum = 0;
+  int launched = 0;
+  for (int r = 0; r < block.procs; ++r) {
+    const WorkerSlot& s = block.slots[r];
+    WorkerRecord w;
+    w.rank = r;
+    auto it = sup.exits.find(r);
+    if (it != sup.exits.end()) {
+      w.pid = it->second.pid;
+      w.exited = it->second.exited;
+      w.exit_code = it->second.exit_code;
+      w.signal = it->second.signal;
+    }
+    w.steps = s.steps.load();
+    if (s.arrived_ns > 0) {
+      w.launch_s = (s.arrived_ns - launch_ns) * 1e-9;
+      launch_max = std::max(launch_max, w.launch_s);
+      launch_sum += w.launch_s;
+      ++launched;
+    }
+    w.error = s.error;
+    if (auto st = sup.stalls.find(r); st != sup.stalls.end()) w.stall = st->second;
+    if (s.started_ns > 0 && s.finished_ns > s.started_ns) run_s = std::max(run_s, (s.finished_ns - s.started_ns) * 1e-9);
+    steps_total += w.steps;
+    rep.workers.push_back(std::move(w));
+  }
+  rep.metrics["steps_total"] = static_cast<double>(steps_total);
+  if (run_s > 0) {
+    rep.metrics["run_s"] = run_s;
+    rep.metrics["steps_per_s"] = steps_total / run_s;
+  }
+  if (launched > 0) {
+    rep.metrics["launch_s_max"] = launch_max;
+    rep.metrics["launch_s_mean"] = launch_sum / launched;
+  }
+  int failed = 0;
+  for (const auto& w : rep.workers) failed += (w.exited && w.exit_code == 0) ? 0 : 1;
+  if (sup.status == RunStatus::kCompleted) {
+    rep.checks.push_back(Check{"liveness", Verdict::kPass, 0.0, "every worker ran to completion and exited 0"});
+  } else {
+    rep.checks.push_back(Check{"liveness", Verdict::kFail, static_cast<double>(failed),
+                               fmt::format("{}: {}", to_string(sup.status), sup.message)});
+  }
+}
+
+void print_progress(std::size_t done, std::size_t total, const std::string& what, double elapsed_s) {
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s  (%.0f s)", done, total, what.c_str(), elapsed_s);
+  std::fflush(stderr);
+}
+}  // namespace
+
+Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes) {
+  Repetition rep;
+  rep.index = index;
+  CellConfig cell = planned.config;
+  cell.repetition = index;
+  const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
+  try {
+    if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
+    SharedArena arena = SharedArena::create(arena_bytes);
+    auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
+    auto scenario = info->create(cell);
+    SetupContext setup(cell, arena);
+    scenario->setup(setup);
+
+    auto launcher = make_launcher(cell.start);
+    const std::int64_t launch_ns = monotonic_ns();
+    Supervision sup;
+    {
+      auto group = launcher->launch(cell, arena);
+      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s});
+    }  // the group is gone: every worker has been reaped
+    rep.status = sup.status;
+    rep.status_message = sup.message;
+    rep.wall_s = sup.wall_s;
+    record_workers(sup, *block, launch_ns, rep);
+
+    CheckContext check(cell, arena, rep);
+    try {
+      scenario->check(check);
+    } catch (const std::exception& e) {
+      rep.checks.push_back(Check{"checker", Verdict::kUnknown, std::nullopt,
+                                 fmt::format("the scenario's checker threw: {}", e.what())});
+    }
+  } catch (const std::exception& e) {
+    rep.status = RunStatus::kError;
+    rep.status_message = e.what();
+    rep.checks.push_back(Check{"setup", Verdict::kUnknown, std::nullopt, e.what()});
+  }
+  rep.verdict = overall_verdict(rep.checks);
+  judge_against(planned.expected, rep);
+  return rep;
+}
+
+std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions) {
+  const CellConfig& c = cell.config;
+  const WorkloadOptions& w = c.workload;
+  WorkloadOptions d;
+  std::string cmd = fmt::format("{} run --scenario {} --start {} --procs {} --steps {} --seed {}", binary,
+                                c.scenario_variant(), to_string(c.start), c.procs, w.steps, w.seed);
+  if (repetitions != 1) cmd += fmt::format(" --repetitions {}", repetitions);
+  if (w.batch != d.batch) cmd += fmt::format(" --batch {}", w.batch);
+  if (w.lr != d.lr) cmd += fmt::format(" --lr {}", w.lr);
+  if (w.momentum != d.momentum) cmd += fmt::format(" --momentum {}", w.momentum);
+  if (w.hidden != d.hidden) cmd += fmt::format(" --hidden {}", w.hidden);
+  if (w.threads_per_worker != d.threads_per_worker) cmd += fmt::format(" --threads {}", w.threads_per_worker);
+  CellConfig dc;
+  if (c.hang_timeout_s != dc.hang_timeout_s) cmd += fmt::format(" --hang-timeout {}", c.hang_timeout_s);
+  if (c.deadline_s != dc.deadline_s) cmd += fmt::format(" --deadline {}", c.deadline_s);
+  return cmd;
+}
+
+RunOutcome run_matrix(const RunnerOptions& options) {
+  RunOutcome out;
+  RunResult& run = out.result;
+  run.run_id = fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), ::getpid());
+  run.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  run.command = options.command;
+  run.environment = collect_environment();
+  if (!options.cells.empty()) {
+    run.environment["threads_per_worker"] = std::to_string(options.cells.front().config.workload.threads_per_worker);
+  }
+  const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id);
+  out.results_path = dir.file("results.json");
+  auto save = [&] { dir.write_atomically("results.json", results_to_json(run).dump(1) + "\n"); };
+  save();  // evidence from the start: an empty run that says it is running
+
+  const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  const std::size_t total = options.cells.size();
+  for (const PlannedCell& planned : options.cells) {
+    if (interrupt_requested()) break;
+    CellResult cell;
+    cell.config = planned.config;
+    cell.expected = planned.expected;
+    cell.known_bug = planned.known_bug;
+    cell.repro = repro_command(binary, planned, options.repetitions);
+    for (int i = 0; i < options.repetitions && !interrupt_requested(); ++i) {
+      if (options.progress) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::string what = planned.config.id();
+        if (options.repetitions > 1) what += fmt::format(" rep {}/{}", i + 1, options.repetitions);
+        if (done > 0) what += fmt::format(", about {:.0f} s left", elapsed / done * (total - done));
+        print_progress(done, total, what, elapsed);
+      }
+      cell.repetitions.push_back(run_repetition(planned, i, options.arena_bytes));
+    }
+    run.cells.push_back(std::move(cell));
+    ++done;
+    save();
+  }
+  if (options.progress) std::fprintf(stderr, "\r\033[K");
+
+  run.finished_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  bool all_expected = true;
+  for (const auto& c : run.cells) all_expected &= c.as_expected();
+  if (interrupt_requested()) {
+    run.status = "interrupted";
+    out.exit_code = 130;
+  } else {
+    run.status = "complete";
+    out.exit_code = all_expected ? 0 : 1;
+  }
+  save();
+  return out;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,54 @@
+// CellConfig: everything one cell repetition runs with — scenario, variant, start method, process
+// count, seed and workload sizes. It is what a spawned or forkserver worker receives (as JSON) and
+// what `repro` replays, so a cell is reproducible from it alone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sharebench {
+
+enum class StartMethod { kFork, kSpawn, kForkserver, kThread };
+
+std::string_view to_string(StartMethod m);
+std::optional<StartMethod> parse_start_method(std::string_view s);
+const std::vector<StartMethod>& all_start_methods();
+
+// The standard workload (an MLP on synthetic classification data, trained with SGD); every
+// strategy uses it unless a run says otherwise. Defaults are the project's standard sizes.
+struct WorkloadOptions {
+  std::int64_t steps = 300;          // training steps per worker
+  std::int64_t batch = 32;
+  double lr = 0.05;
+  double momentum = 0.0;             // SGD momentum; its buffers live in shared memory too
+  std::int64_t input = 64;
+  std::int64_t hidden = 256;         // two hidden layers of this width
+  std::int64_t classes = 10;
+  std::int64_t train_rows = 8192;
+  std::int64_t test_rows = 2048;
+  std::int64_t threads_per_worker = 1;  // intra-op threads in each worker
+  std::uint64_t seed = 1;
+};
+
+struct CellConfig {
+  std::string scenario;
+  std::string variant;
+  StartMethod start = StartMethod::kFork;
+  int procs = 1;
+  int repetition = 0;
+  WorkloadOptions workload;
+  double hang_timeout_s = 10;
+  double deadline_s = 120;
+
+  // "locked/whole-step"
+  std::string scenario_variant() const { return scenario + "/" + variant; }
+  // A stable id for the cell, without the repetition: "locked/whole-step@fork:2".
+  std::string id() const;
+  std::string to_json() const;
+  static CellConfig from_json(std::string_view text);
+};
+
+}  // namespace sharebench

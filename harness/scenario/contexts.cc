@@ -1,0 +1,121 @@
+// The contexts a scenario sees: what a worker may publish, and what a checker may read and write.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/scenario/scenario.h"
+
+namespace sharebench {
+
+namespace {
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+WorkerContext::WorkerContext(const CellConfig& cell, SharedArena& arena, int rank)
+    : cell_(cell), arena_(arena), rank_(rank) {
+  block_ = arena.lookup<HarnessBlock>(HarnessBlock::kRegionName);
+  if (rank < 0 || rank >= block_->procs) {
+    throw std::out_of_range(fmt::format("worker rank {} outside 0..{}", rank, block_->procs - 1));
+  }
+  slot_ = &block_->slots[rank];
+}
+
+void WorkerContext::wait_for_start() {
+  slot_->arrived_ns = monotonic_ns();
+  slot_->last_beat_ns.store(slot_->arrived_ns, std::memory_order_release);
+  block_->start_barrier.wait();
+  slot_->started_ns = monotonic_ns();
+  slot_->phase.store(static_cast<std::int32_t>(WorkerPhase::kRunning), std::memory_order_release);
+}
+
+void WorkerContext::beat(std::int64_t steps_done) {
+  slot_->steps.store(steps_done, std::memory_order_relaxed);
+  slot_->last_beat_ns.store(monotonic_ns(), std::memory_order_relaxed);
+  slot_->heartbeat.fetch_add(1, std::memory_order_release);
+}
+
+double WorkerContext::elapsed_s() const {
+  return slot_->started_ns == 0 ? 0.0 : (monotonic_ns() - slot_->started_ns) * 1e-9;
+}
+
+void WorkerContext::metric(std::string_view name, double value) {
+  WorkerSlot& s = *slot_;
+  for (int i = 0; i < s.metric_count; ++i) {
+    if (name == s.metrics[i].name) {
+      s.metrics[i].value = value;
+      return;
+    }
+  }
+  if (s.metric_count >= WorkerSlot::kMaxMetrics) {
+    throw std::length_error(fmt::format("more than {} worker metrics", WorkerSlot::kMaxMetrics));
+  }
+  if (name.size() >= WorkerSlot::kMaxName) {
+    throw std::length_error(fmt::format("metric name '{}' too long", name));
+  }
+  auto& m = s.metrics[s.metric_count];
+  std::memset(m.name, 0, sizeof m.name);
+  std::memcpy(m.name, name.data(), name.size());
+  m.value = value;
+  ++s.metric_count;
+}
+
+void WorkerContext::record_point(double step, double value) {
+  WorkerSlot& s = *slot_;
+  if (s.point_count >= WorkerSlot::kMaxSeriesPoints) return;
+  s.points[s.point_count] = WorkerSlot::Point{step, elapsed_s(), value};
+  ++s.point_count;
+}
+
+void WorkerContext::finish() {
+  if (slot_->finished_ns == 0) slot_->finished_ns = monotonic_ns();
+}
+
+double WorkerView::metric(std::string_view name, double fallback) const {
+  for (int i = 0; i < slot->metric_count; ++i) {
+    if (name == slot->metrics[i].name) return slot->metrics[i].value;
+  }
+  return fallback;
+}
+
+CheckContext::CheckContext(const CellConfig& cell, SharedArena& arena, Repetition& rep)
+    : cell_(cell), arena_(arena), rep_(rep) {
+  auto* block = arena.lookup<HarnessBlock>(HarnessBlock::kRegionName);
+  for (int r = 0; r < block->procs; ++r) {
+    const WorkerSlot& s = block->slots[r];
+    const bool done = s.phase.load() == static_cast<std::int32_t>(WorkerPhase::kDone);
+    const double run_s = (s.finished_ns > s.started_ns && s.started_ns > 0)
+                             ? (s.finished_ns - s.started_ns) * 1e-9 : 0.0;
+    workers_.push_back(WorkerView{r, done, s.steps.load(), run_s, &s});
+  }
+}
+
+bool CheckContext::all_completed() const {
+  return std::all_of(workers_.begin(), workers_.end(), [](const WorkerView& w) { return w.completed; });
+}
+
+double CheckContext::sum_metric(std::string_view name) const {
+  double total = 0;
+  for (const auto& w : workers_) total += w.metric(name);
+  return total;
+}
+
+void CheckContext::check(std::string name, Verdict verdict, std::optional<double> value,
+                         std::string message) {
+  rep_.checks.push_back(Check{std::move(name), verdict, value, std::move(message)});
+}
+
+void CheckContext::metric(std::string name, double value) { rep_.metrics[std::move(name)] = value; }
+
+void CheckContext::series(Series s) { rep_.series.push_back(std::move(s)); }
+
+}  // namespace sharebench

@@ -1,0 +1,65 @@
+// ScenarioRegistry and ScenarioInfo: where SHAREBENCH_SCENARIO lines land.
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/scenario/scenario.h"
+
+namespace sharebench {
+
+ScenarioInfo* ScenarioInfo::Variant(std::string name, std::string description) {
+  variants_.push_back(VariantInfo{std::move(name), std::move(description), false, {}, 2});
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::KnownBug(std::string name, std::string description, Expectation expect,
+                                     int min_procs) {
+  variants_.push_back(VariantInfo{std::move(name), std::move(description), true, std::move(expect), min_procs});
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::Starts(std::initializer_list<StartMethod> methods) {
+  starts_.assign(methods.begin(), methods.end());
+  return this;
+}
+
+const VariantInfo* ScenarioInfo::find_variant(std::string_view v) const {
+  for (const auto& info : variants_) {
+    if (info.name == v) return &info;
+  }
+  return nullptr;
+}
+
+bool ScenarioInfo::supports(StartMethod m) const {
+  return std::find(starts_.begin(), starts_.end(), m) != starts_.end();
+}
+
+ScenarioRegistry& ScenarioRegistry::instance() {
+  static ScenarioRegistry registry;  // constructed on first use: safe from static initialisers
+  return registry;
+}
+
+ScenarioInfo* ScenarioRegistry::add(std::unique_ptr<ScenarioInfo> info) {
+  if (find(info->name())) {
+    throw std::logic_error(fmt::format("scenario '{}' registered twice", info->name()));
+  }
+  scenarios_.push_back(std::move(info));
+  return scenarios_.back().get();
+}
+
+const ScenarioInfo* ScenarioRegistry::find(std::string_view name) const {
+  for (const auto& s : scenarios_) {
+    if (s->name() == name) return s.get();
+  }
+  return nullptr;
+}
+
+std::vector<const ScenarioInfo*> ScenarioRegistry::all() const {
+  std::vector<const ScenarioInfo*> out;
+  for (const auto& s : scenarios_) out.push_back(s.get());
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+  return out;
+}
+
+}  // namespace sharebench

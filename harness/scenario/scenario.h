@@ -1,0 +1,190 @@
+// The public scenario interface. A sharing strategy is a class derived from Scenario plus one
+// SHAREBENCH_SCENARIO line; every launcher, detector and report then works for it.
+//
+//   class MyStrategy : public sharebench::Scenario {
+//     void setup(SetupContext& ctx) override;   // runner: lay out shared state in ctx.arena()
+//     void work(WorkerContext& ctx) override;   // each worker: ctx.wait_for_start(), loop, ctx.beat()
+//     void check(CheckContext& ctx) override;   // runner: ctx.check(...), ctx.metric(...)
+//   };
+//   SHAREBENCH_SCENARIO(MyStrategy, "my-strategy")
+//       ->Describe("what the workers do")
+//       ->Variant("default", "the correct version")
+//       ->KnownBug("broken", "a planted bug", sharebench::Expectation{{"my-check"}, {}});
+//
+// Lifecycle per cell repetition: a fresh Scenario object in the runner runs setup(); each worker
+// (a process or a thread, per start method) constructs its own object with the same CellConfig
+// and runs work(); after every worker has ended, the runner's object runs check(). State shared
+// between them lives in the arena only: a member set in setup() is NOT visible in work() under
+// spawn or forkserver.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/arena/shared_arena.h"
+#include "harness/results/results.h"
+#include "harness/scenario/cell_config.h"
+#include "harness/scenario/worker_slot.h"
+
+namespace sharebench {
+
+class SetupContext {
+ public:
+  SetupContext(const CellConfig& cell, SharedArena& arena) : cell_(cell), arena_(arena) {}
+  const CellConfig& cell() const { return cell_; }
+  SharedArena& arena() { return arena_; }
+
+ private:
+  const CellConfig& cell_;
+  SharedArena& arena_;
+};
+
+class WorkerContext {
+ public:
+  WorkerContext(const CellConfig& cell, SharedArena& arena, int rank);
+  const CellConfig& cell() const { return cell_; }
+  SharedArena& arena() { return arena_; }
+  int rank() const { return rank_; }
+  int procs() const { return cell_.procs; }
+
+  // Waits until every worker is ready, then starts the clock. Call once, before the timed loop.
+  void wait_for_start();
+  // Reports progress to the watchdog: call at least once per unit of work (a step, a message).
+  void beat(std::int64_t steps_done);
+  // Seconds since this worker left the start barrier.
+  double elapsed_s() const;
+  // A named figure for check(); the last value for a name wins.
+  void metric(std::string_view name, double value);
+  // A point of this worker's loss curve (or other series); kept up to WorkerSlot::kMaxSeriesPoints.
+  void record_point(double step, double value);
+  // Marks the end of the timed region; the harness calls it if work() returns without it.
+  void finish();
+
+  WorkerSlot& slot() { return *slot_; }
+
+ private:
+  const CellConfig& cell_;
+  SharedArena& arena_;
+  HarnessBlock* block_;
+  WorkerSlot* slot_;
+  int rank_;
+};
+
+// What check() sees of one worker.
+struct WorkerView {
+  int rank;
+  bool completed;  // returned from work() normally
+  std::int64_t steps;
+  double run_s;    // between start barrier and finish
+  const WorkerSlot* slot;
+  double metric(std::string_view name, double fallback = 0) const;
+};
+
+class CheckContext {
+ public:
+  CheckContext(const CellConfig& cell, SharedArena& arena, Repetition& rep);
+  const CellConfig& cell() const { return cell_; }
+  SharedArena& arena() { return arena_; }
+  const std::vector<WorkerView>& workers() const { return workers_; }
+  // True when every worker returned from work(): totals are exact. When false, a killed worker's
+  // last step is indeterminate and count-based checks should say unknown.
+  bool all_completed() const;
+  // Sum of a worker metric over all workers.
+  double sum_metric(std::string_view name) const;
+
+  void check(std::string name, Verdict verdict, std::optional<double> value, std::string message);
+  void metric(std::string name, double value);
+  void series(Series s);
+  Repetition& repetition() { return rep_; }
+
+ private:
+  const CellConfig& cell_;
+  SharedArena& arena_;
+  Repetition& rep_;
+  std::vector<WorkerView> workers_;
+};
+
+class Scenario {
+ public:
+  virtual ~Scenario() = default;
+  virtual void setup(SetupContext& ctx) = 0;
+  virtual void work(WorkerContext& ctx) = 0;
+  virtual void check(CheckContext& ctx) = 0;
+};
+
+struct VariantInfo {
+  std::string name;
+  std::string description;
+  bool known_bug = false;
+  Expectation expect;       // applies at procs >= min_procs; below it the variant must be clean
+  int min_procs_for_bug = 2;
+  Expectation expectation_for(int procs) const {
+    return known_bug && procs >= min_procs_for_bug ? expect : Expectation{};
+  }
+};
+
+class ScenarioInfo {
+ public:
+  using Factory = std::function<std::unique_ptr<Scenario>(const CellConfig&)>;
+  ScenarioInfo(std::string name, Factory factory) : name_(std::move(name)), factory_(std::move(factory)) {}
+
+  ScenarioInfo* Describe(std::string text) { description_ = std::move(text); return this; }
+  ScenarioInfo* Variant(std::string name, std::string description);
+  // A variant that plants a bug; `expect` says which checks must catch it at >= min_procs.
+  ScenarioInfo* KnownBug(std::string name, std::string description, Expectation expect, int min_procs = 2);
+  // Start methods this scenario supports (default: all four).
+  ScenarioInfo* Starts(std::initializer_list<StartMethod> methods);
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  const std::vector<VariantInfo>& variants() const { return variants_; }
+  const VariantInfo* find_variant(std::string_view v) const;
+  bool supports(StartMethod m) const;
+  const std::vector<StartMethod>& starts() const { return starts_; }
+  std::unique_ptr<Scenario> create(const CellConfig& c) const { return factory_(c); }
+
+ private:
+  std::string name_;
+  std::string description_;
+  Factory factory_;
+  std::vector<VariantInfo> variants_;
+  std::vector<StartMethod> starts_ = all_start_methods();
+};
+
+// The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.
+class ScenarioRegistry {
+ public:
+  static ScenarioRegistry& instance();
+  ScenarioInfo* add(std::unique_ptr<ScenarioInfo> info);
+  const ScenarioInfo* find(std::string_view name) const;
+  std::vector<const ScenarioInfo*> all() const;  // sorted by name
+
+ private:
+  std::vector<std::unique_ptr<ScenarioInfo>> scenarios_;
+};
+
+template <typename T>
+ScenarioInfo* RegisterScenario(std::string name) {
+  return ScenarioRegistry::instance().add(std::make_unique<ScenarioInfo>(
+      std::move(name), [](const CellConfig& c) -> std::unique_ptr<Scenario> {
+        if constexpr (std::is_constructible_v<T, const CellConfig&>) {
+          return std::make_unique<T>(c);
+        } else {
+          return std::make_unique<T>();
+        }
+      }));
+}
+
+}  // namespace sharebench
+
+#define SHAREBENCH_CONCAT_INNER(a, b) a##b
+#define SHAREBENCH_CONCAT(a, b) SHAREBENCH_CONCAT_INNER(a, b)
+#define SHAREBENCH_SCENARIO(Class, name)                                                  \
+  [[maybe_unused]] static ::sharebench::ScenarioInfo* SHAREBENCH_CONCAT(sharebench_scenario_, \
+                                                                        __LINE__) =       \
+      ::sharebench::RegisterScenario<Class>(name)

@@ -1,0 +1,64 @@
+// WorkerSlot: what each worker publishes about itself in the arena, for the watchdog (heartbeat,
+// phase) and for the checks and reports (steps, metrics, loss series, last error). A worker
+// writes only its own slot; the runner reads all of them, during the run and after it.
+// HarnessBlock: the slots plus the start barrier, one per cell repetition, at a fixed region name.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "harness/sync/process_barrier.h"
+#include "harness/sync/process_mutex.h"
+
+namespace sharebench {
+
+enum class WorkerPhase : std::int32_t {
+  kLaunched = 0,  // not yet running our code
+  kAttached,      // arena mapped, scenario built
+  kRunning,       // released from the start barrier
+  kDone,          // returned from work()
+  kFailed,        // work() threw; `error` says why
+};
+
+struct alignas(64) WorkerSlot {
+  static constexpr int kMaxMetrics = 16;
+  static constexpr int kMaxSeriesPoints = 512;
+  static constexpr int kMaxError = 512;
+  static constexpr int kMaxName = 40;
+
+  struct Metric {
+    char name[kMaxName];
+    double value;
+  };
+  struct Point {
+    double step, time_s, value;
+  };
+
+  std::atomic<std::uint64_t> heartbeat{0};   // bumped on every unit of progress
+  std::atomic<std::int64_t> last_beat_ns{0};  // CLOCK_MONOTONIC, comparable across processes
+  std::atomic<std::int32_t> phase{static_cast<std::int32_t>(WorkerPhase::kLaunched)};
+  std::atomic<std::int32_t> pid{0};
+  std::atomic<std::int32_t> tid{0};
+  std::atomic<std::int64_t> steps{0};         // units of work completed
+  std::int64_t arrived_ns = 0;                // reached the start barrier
+  std::int64_t started_ns = 0;                // released from it
+  std::int64_t finished_ns = 0;               // returned from work()
+  std::int32_t metric_count = 0;
+  std::int32_t point_count = 0;
+  Metric metrics[kMaxMetrics];
+  Point points[kMaxSeriesPoints];
+  char error[kMaxError];
+};
+
+struct HarnessBlock {
+  static constexpr const char* kRegionName = "sharebench.harness";
+  explicit HarnessBlock(int procs) : procs(procs), start_barrier(static_cast<std::uint32_t>(procs)) {}
+  int procs;
+  ProcessBarrier start_barrier;
+  WorkerSlot slots[ProcessMutex::kMaxRanks];
+};
+
+static_assert(std::is_standard_layout_v<WorkerSlot>);
+
+}  // namespace sharebench

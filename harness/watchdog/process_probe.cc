@@ -1,0 +1,53 @@
+// process_probe: /proc readings of a stuck process.
+#include "harness/watchdog/process_probe.h"
+
+#include <dirent.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace sharebench {
+
+namespace {
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Field 3 of /proc/.../stat, after the parenthesised command name.
+std::string state_of(const std::string& stat_line) {
+  const auto close = stat_line.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat_line.size()) return "?";
+  return stat_line.substr(close + 2, 1);
+}
+}  // namespace
+
+std::string describe_process(pid_t pid) {
+  const std::string task_dir = fmt::format("/proc/{}/task", pid);
+  DIR* dir = ::opendir(task_dir.c_str());
+  if (!dir) return fmt::format("pid {}: gone", pid);
+  std::vector<std::string> tids;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] != '.') tids.emplace_back(e->d_name);
+  }
+  ::closedir(dir);
+  std::ostringstream out;
+  for (const std::string& tid : tids) {
+    const std::string base = task_dir + "/" + tid;
+    std::string syscall = read_first_line(base + "/syscall");
+    syscall = syscall.substr(0, syscall.find(' '));
+    std::string wchan = read_first_line(base + "/wchan");
+    if (wchan.empty() || wchan == "0") wchan = "-";
+    out << fmt::format("{}tid {} state {} wchan {} syscall {}", out.tellp() > 0 ? "; " : "", tid,
+                       state_of(read_first_line(base + "/stat")), wchan, syscall.empty() ? "-" : syscall);
+  }
+  return out.str();
+}
+
+}  // namespace sharebench

@@ -1,0 +1,14 @@
+// process_probe: what can be learned about a stuck process from outside it, cheaply, through
+// /proc (state, wait channel, current syscall of each thread). Used by the watchdog on a hang.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace sharebench {
+
+// One line per thread: "tid 123 state S wchan futex_wait_queue syscall 202".
+std::string describe_process(pid_t pid);
+
+}  // namespace sharebench

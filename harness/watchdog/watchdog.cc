@@ -1,0 +1,135 @@
+// Watchdog: heartbeat supervision of one cell repetition.
+#include "harness/watchdog/watchdog.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/runner/interrupt.h"
+#include "harness/watchdog/process_probe.h"
+
+namespace sharebench {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+// After a kill, how long to wait for exits before giving up on a process (it is then unkillable:
+// in uninterruptible sleep). Nothing the harness can do beyond that; it is reported.
+constexpr auto kReapGrace = std::chrono::seconds(10);
+
+std::string phase_name(std::int32_t p) {
+  switch (static_cast<WorkerPhase>(p)) {
+    case WorkerPhase::kLaunched: return "launching";
+    case WorkerPhase::kAttached: return "waiting at the start barrier";
+    case WorkerPhase::kRunning: return "running";
+    case WorkerPhase::kDone: return "done, exiting";
+    case WorkerPhase::kFailed: return "failed, exiting";
+  }
+  return "?";
+}
+
+std::string describe_exit(const WorkerExit& e) {
+  if (e.exited) return fmt::format("exit code {}", e.exit_code);
+  if (e.signal) return fmt::format("signal {} ({})", e.signal, ::strsignal(e.signal));
+  return "lost";
+}
+}  // namespace
+
+Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits) {
+  Supervision sup;
+  const auto start = Clock::now();
+  const auto hang_after = std::chrono::duration<double>(limits.hang_timeout_s);
+  const auto deadline_after = std::chrono::duration<double>(limits.deadline_s);
+  const int procs = block.procs;
+  std::vector<std::uint64_t> last_beat(procs, 0);
+  std::vector<std::int32_t> last_phase(procs, -1);
+  std::vector<Clock::time_point> last_progress(procs, start);
+  auto launch_progress = start;
+  std::vector<int> failed_ranks;
+
+  auto absorb = [&](const std::vector<WorkerExit>& exits) {
+    for (const WorkerExit& e : exits) {
+      sup.exits[e.rank] = e;
+      if (!e.clean()) {
+        failed_ranks.push_back(e.rank);
+        block.start_barrier.abort();
+      }
+    }
+  };
+
+  while (group.running() > 0) {
+    absorb(group.wait_exits(kPollInterval));
+    if (group.running() == 0) break;
+    const auto now = Clock::now();
+    if (interrupt_requested()) {
+      sup.status = RunStatus::kInterrupted;
+      sup.message = fmt::format("interrupted by signal {}", interrupt_signal());
+      break;
+    }
+    const bool launching = block.start_barrier.generation() == 0 && !block.start_barrier.aborted();
+    std::vector<int> stalled;
+    for (int r = 0; r < procs; ++r) {
+      if (sup.exits.count(r)) continue;
+      const WorkerSlot& s = block.slots[r];
+      const std::uint64_t beat = s.heartbeat.load(std::memory_order_acquire);
+      const std::int32_t phase = s.phase.load(std::memory_order_acquire);
+      if (beat != last_beat[r] || phase != last_phase[r]) {
+        last_beat[r] = beat;
+        last_phase[r] = phase;
+        last_progress[r] = now;
+        if (launching) launch_progress = now;
+      }
+    }
+    for (int r = 0; r < procs; ++r) {
+      if (sup.exits.count(r)) continue;
+      const auto since = launching ? launch_progress : last_progress[r];
+      if (now - since > hang_after) stalled.push_back(r);
+    }
+    if (!stalled.empty()) {
+      sup.status = RunStatus::kHang;
+      sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}", limits.hang_timeout_s,
+                                fmt::join(stalled, ", "));
+      break;
+    }
+    if (now - start > deadline_after) {
+      sup.status = RunStatus::kDeadline;
+      sup.message = fmt::format("cell ran past its {:.0f} s deadline", limits.deadline_s);
+      break;
+    }
+  }
+
+  if (group.running() > 0) {
+    // Record where every worker still alive is before tearing it down.
+    const auto pids = group.pids();
+    for (int r = 0; r < procs; ++r) {
+      if (sup.exits.count(r)) continue;
+      const WorkerSlot& s = block.slots[r];
+      sup.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
+                                  describe_process(pids.at(static_cast<std::size_t>(r))));
+    }
+    block.start_barrier.abort();
+    group.kill_all();
+    const auto until = Clock::now() + kReapGrace;
+    while (group.running() > 0 && Clock::now() < until) absorb(group.wait_exits(kPollInterval));
+  }
+
+  if (sup.status == RunStatus::kCompleted && !failed_ranks.empty()) {
+    sup.status = RunStatus::kWorkerFailed;
+    std::vector<std::string> parts;
+    for (int r : failed_ranks) {
+      const WorkerSlot& s = block.slots[r];
+      std::string what = fmt::format("rank {}: {}", r, describe_exit(sup.exits[r]));
+      if (s.error[0] != '\0') what += fmt::format(" ({})", s.error);
+      parts.push_back(what);
+    }
+    sup.message = fmt::format("{}", fmt::join(parts, "; "));
+  }
+  sup.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return sup;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,38 @@
+// Watchdog: supervises one cell repetition's workers until they have all exited. It reaps exits
+// as they come, aborts the start barrier when a worker fails (so no sibling waits for it forever),
+// and declares
+//   a hang      when a worker's heartbeat has not moved for the hang timeout (while workers are
+//               still launching, any sibling's launch progress counts, so a slow spawn of many
+//               workers is not taken for a hang),
+//   a deadline  when the cell as a whole runs past its deadline,
+//   an interrupt when SIGINT/SIGTERM reached the runner.
+// In each case it records where every stuck worker was, kills them all and waits for the exits.
+// It never returns while a worker of the group still runs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/launch/launcher.h"
+#include "harness/results/results.h"
+#include "harness/scenario/worker_slot.h"
+
+namespace sharebench {
+
+struct WatchdogLimits {
+  double hang_timeout_s = 10;
+  double deadline_s = 120;
+};
+
+struct Supervision {
+  RunStatus status = RunStatus::kCompleted;
+  std::string message;
+  std::map<int, WorkerExit> exits;      // by rank
+  std::map<int, std::string> stalls;    // rank → where it was stuck (hang/deadline only)
+  double wall_s = 0;
+};
+
+Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits);
+
+}  // namespace sharebench

@@ -1,0 +1,19 @@
+// Scenario `hogwild`: workers train shared parameters with no lock at all (seed 001). Updates can
+// be lost; what must hold is convergence within tolerance of a serial run of the same total
+// steps. Lost updates and overlapping updates are counted and reported, not failed.
+#include "scenarios/shared_training.h"
+
+namespace sharebench {
+
+namespace {
+class HogwildScenario : public SharedTrainingScenario {
+ public:
+  explicit HogwildScenario(const CellConfig& c) : SharedTrainingScenario(c, LockPolicy::kNone) {}
+};
+}  // namespace
+
+SHAREBENCH_SCENARIO(HogwildScenario, "hogwild")
+    ->Describe("train shared parameters with no lock (Hogwild)")
+    ->Variant("lock-free", "every worker updates the shared parameters whenever it likes");
+
+}  // namespace sharebench

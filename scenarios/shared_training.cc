@@ -1,0 +1,185 @@
+// SharedTrainingScenario: the training loop shared by `locked` and `hogwild`, and its checks.
+#include "scenarios/shared_training.h"
+
+#include <fmt/format.h>
+
+#include "workload/serial_reference.h"
+#include "workload/shared_model.h"
+#include "workload/standard_workload.h"
+
+namespace sharebench {
+
+namespace {
+constexpr const char* kStateRegion = "training.state";
+constexpr const char* kParamsPrefix = "model";
+constexpr const char* kMomentumPrefix = "momentum";
+constexpr const char* kCanaryRegion = "training.canary";
+
+// The guarded section's instrumentation: occupancy on entry and exit, canary read and write.
+class GuardedSection {
+ public:
+  GuardedSection(std::atomic<std::int32_t>& occupancy, torch::Tensor& canary, std::int64_t& overlaps)
+      : occupancy_(occupancy), canary_(canary) {
+    if (occupancy_.fetch_add(1, std::memory_order_acq_rel) != 0) ++overlaps;
+    snapshot_ = canary_.clone();
+  }
+  ~GuardedSection() {
+    canary_.copy_(snapshot_.add_(1));
+    occupancy_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+
+ private:
+  std::atomic<std::int32_t>& occupancy_;
+  torch::Tensor& canary_;
+  torch::Tensor snapshot_;
+};
+}  // namespace
+
+void SharedTrainingScenario::setup(SetupContext& ctx) {
+  const WorkloadOptions& w = cell_.workload;
+  SharedArena& arena = ctx.arena();
+  arena.create<SharedState>(kStateRegion);
+  publish_dataset(arena, make_dataset(w));
+  Mlp model = make_model(w);
+  publish_parameters(arena, *model, kParamsPrefix);
+  if (w.momentum > 0) parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/true);
+  arena_tensor(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64);
+}
+
+void SharedTrainingScenario::work(WorkerContext& ctx) {
+  const WorkloadOptions& w = cell_.workload;
+  SharedArena& arena = ctx.arena();
+  auto* state = arena.lookup<SharedState>(kStateRegion);
+  const Dataset data = bind_dataset(arena, w);
+  Mlp model(w.input, w.hidden, w.classes);
+  bind_parameters(arena, *model, kParamsPrefix);
+  const auto params = model->parameters();
+  std::vector<torch::Tensor> buffers;
+  if (w.momentum > 0) buffers = parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/false);
+  torch::Tensor canary = arena_view(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64);
+
+  // The bug of kLocalLock: this lock lives in the worker's private memory.
+  ProcessMutex private_lock(1);
+  ProcessMutex& lock = policy_ == LockPolicy::kLocalLock ? private_lock : state->mutex;
+
+  const int rank = ctx.rank();
+  const std::int64_t every = series_interval(w.steps);
+  std::int64_t overlaps = 0;
+  std::int64_t wait_ns = 0;
+  double window = 0;
+
+  ctx.wait_for_start();
+  for (std::int64_t s = 0; s < w.steps; ++s) {
+    const std::int64_t t = s * ctx.procs() + rank;
+    const torch::Tensor x = batch_x(data, w, t);
+    const torch::Tensor y = batch_y(data, w, t);
+    double loss = 0;
+    switch (policy_) {
+      case LockPolicy::kWholeStep:
+      case LockPolicy::kLocalLock: {
+        ProcessLockGuard guard(lock, rank);
+        wait_ns += guard.result().waited_ns;
+        GuardedSection section(state->occupancy, canary, overlaps);
+        loss = compute_gradients(model, x, y);
+        apply_sgd(params, buffers, w.lr, w.momentum);
+        break;
+      }
+      case LockPolicy::kUpdateOnly: {
+        loss = compute_gradients(model, x, y);
+        ProcessLockGuard guard(lock, rank);
+        wait_ns += guard.result().waited_ns;
+        GuardedSection section(state->occupancy, canary, overlaps);
+        apply_sgd(params, buffers, w.lr, w.momentum);
+        break;
+      }
+      case LockPolicy::kNone: {
+        loss = compute_gradients(model, x, y);
+        GuardedSection section(state->occupancy, canary, overlaps);
+        apply_sgd(params, buffers, w.lr, w.momentum);
+        break;
+      }
+    }
+    window += loss;
+    if ((s + 1) % every == 0) {
+      ctx.record_point(static_cast<double>((s + 1) * ctx.procs()), window / every);
+      window = 0;
+    }
+    ctx.beat(s + 1);
+  }
+  ctx.finish();
+  ctx.metric("overlaps", static_cast<double>(overlaps));
+  ctx.metric("lock_wait_s", wait_ns * 1e-9);
+}
+
+void SharedTrainingScenario::check(CheckContext& ctx) {
+  const WorkloadOptions& w = cell_.workload;
+  SharedArena& arena = ctx.arena();
+  Repetition& rep = ctx.repetition();
+  const bool exact = ctx.all_completed();
+
+  std::int64_t steps = 0;
+  double run_s = 0;
+  for (const auto& wv : ctx.workers()) {
+    steps += wv.steps;
+    run_s += wv.run_s;
+    Series s{"loss", wv.rank, {}};
+    for (int i = 0; i < wv.slot->point_count; ++i) {
+      const auto& p = wv.slot->points[i];
+      s.points.push_back(SeriesPoint{p.step, p.time_s, p.value});
+    }
+    ctx.series(std::move(s));
+  }
+  if (auto it = rep.metrics.find("steps_per_s"); it != rep.metrics.end()) {
+    ctx.metric("samples_per_s", it->second * static_cast<double>(w.batch));
+  }
+
+  // Canary: lost updates.
+  torch::Tensor canary = arena_view(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64);
+  const double canary_min = canary.min().item<double>();
+  const double lost = static_cast<double>(steps) - canary_min;
+  const double overlaps = ctx.sum_metric("overlaps");
+  ctx.metric("lost_updates", lost);
+  ctx.metric("lost_update_rate", steps > 0 ? lost / static_cast<double>(steps) : 0);
+  ctx.metric("overlapping_sections", overlaps);
+
+  if (uses_lock()) {
+    const double wait = ctx.sum_metric("lock_wait_s");
+    ctx.metric("lock_wait_s", wait);
+    if (run_s > 0) ctx.metric("lock_wait_frac", wait / run_s);
+    ctx.check("mutual-exclusion", overlaps == 0 ? Verdict::kPass : Verdict::kFail, overlaps,
+              overlaps == 0
+                  ? fmt::format("no two of {} guarded sections overlapped", steps)
+                  : fmt::format("{} of {} guarded sections began while another worker was inside: the lock "
+                                "does not exclude across workers", overlaps, steps));
+    if (!exact) {
+      ctx.check("lost-updates", Verdict::kUnknown, lost,
+                "a worker did not finish: its last update is indeterminate");
+    } else {
+      ctx.check("lost-updates", lost == 0 ? Verdict::kPass : Verdict::kFail, lost,
+                lost == 0 ? fmt::format("all {} updates reached the shared model", steps)
+                          : fmt::format("{} of {} updates were lost (canary {} after {} steps)", lost, steps,
+                                        canary_min, steps));
+    }
+  }
+
+  // Convergence against the serial reference of the same total steps.
+  if (!exact || steps == 0) {
+    ctx.check("convergence", Verdict::kUnknown, std::nullopt, "training did not complete");
+    return;
+  }
+  const SerialReference& ref = serial_reference(w, steps);
+  Mlp model(w.input, w.hidden, w.classes);
+  bind_parameters(arena, *model, kParamsPrefix);
+  const double loss = heldout_loss(model, bind_dataset(arena, w));
+  const double limit = ref.heldout_loss * (1 + kConvergenceRelTol) + kConvergenceAbsTol;
+  ctx.metric("heldout_loss", loss);
+  ctx.metric("serial_heldout_loss", ref.heldout_loss);
+  ctx.metric("serial_steps_per_s", ref.steps_per_s);
+  ctx.series(Series{"serial-loss", -1, ref.loss});
+  const bool ok = std::isfinite(loss) && loss <= limit;
+  ctx.check("convergence", ok ? Verdict::kPass : Verdict::kFail, loss,
+            fmt::format("held-out loss {:.4f} against {:.4f} for a serial run of {} steps (limit {:.4f})", loss,
+                        ref.heldout_loss, steps, limit));
+}
+
+}  // namespace sharebench

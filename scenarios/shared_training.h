@@ -1,0 +1,53 @@
+// SharedTrainingScenario: N workers train one model whose parameters (and SGD momentum buffers)
+// live in the arena. What differs between strategies is only how a step is guarded:
+//   kWholeStep   a process-shared lock around forward, backward and update (seed 000 ex. 2)
+//   kUpdateOnly  the same lock around the update alone: gradients may be computed from weights
+//                another worker is about to change, but no update is lost
+//   kNone        no lock at all: Hogwild (seed 001)
+//   kLocalLock   the seed 000 mistake: the whole step under a lock each worker holds its own
+//                copy of (a threading.Lock passed to processes), which excludes nobody
+// Detectors, next to what they guard:
+//   - occupancy: an atomic counter incremented on entering the guarded section and decremented
+//     on leaving; a worker that enters and finds it non-zero has proven two workers inside at
+//     once. It catches a non-excluding lock in every run with two workers, lost update or not.
+//   - canary: 64 doubles read at the start of the guarded section and written back +1 at its
+//     end (the same read-modify-write shape as the parameters, spanning the section); total steps
+//     minus the canary is the number of lost updates.
+//   - convergence: held-out loss against the serial reference of the same total steps.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "harness/scenario/scenario.h"
+#include "harness/sync/process_mutex.h"
+
+namespace sharebench {
+
+enum class LockPolicy { kWholeStep, kUpdateOnly, kNone, kLocalLock };
+
+// Convergence tolerance: a run passes when its held-out loss is at most
+// serial × (1 + kConvergenceRelTol) + kConvergenceAbsTol. Measured spread: docs/scenarios.md.
+inline constexpr double kConvergenceRelTol = 0.10;
+inline constexpr double kConvergenceAbsTol = 0.05;
+inline constexpr int kCanaryElements = 64;
+
+class SharedTrainingScenario : public Scenario {
+ public:
+  SharedTrainingScenario(const CellConfig& cell, LockPolicy policy) : cell_(cell), policy_(policy) {}
+  void setup(SetupContext& ctx) override;
+  void work(WorkerContext& ctx) override;
+  void check(CheckContext& ctx) override;
+
+ private:
+  struct SharedState {
+    ProcessMutex mutex{0};
+    std::atomic<std::int32_t> occupancy{0};
+  };
+  bool uses_lock() const { return policy_ != LockPolicy::kNone; }
+
+  CellConfig cell_;
+  LockPolicy policy_;
+};
+
+}  // namespace sharebench

@@ -1,0 +1,48 @@
+// serial_reference: one-process training with the exact step function the workers use.
+#include "workload/serial_reference.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "workload/standard_workload.h"
+
+namespace sharebench {
+
+std::int64_t series_interval(std::int64_t steps) { return std::max<std::int64_t>(1, steps / 100); }
+
+const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t total_steps) {
+  static std::mutex mu;
+  static std::map<std::string, SerialReference> cache;
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum, w.input,
+                                      w.hidden, w.classes, w.train_rows, w.test_rows, total_steps);
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+
+  SerialReference ref;
+  const Dataset data = make_dataset(w);
+  Mlp model = make_model(w);
+  const auto params = model->parameters();
+  std::vector<torch::Tensor> buffers;
+  for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
+  const std::int64_t every = series_interval(total_steps);
+  double window = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::int64_t t = 0; t < total_steps; ++t) {
+    window += compute_gradients(model, batch_x(data, w, t), batch_y(data, w, t));
+    apply_sgd(params, buffers, w.lr, w.momentum);
+    if ((t + 1) % every == 0) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ref.loss.push_back(SeriesPoint{static_cast<double>(t + 1), s, window / every});
+      window = 0;
+    }
+  }
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ref.steps_per_s = elapsed > 0 ? total_steps / elapsed : 0;
+  ref.heldout_loss = heldout_loss(model, data);
+  return cache.emplace(key, std::move(ref)).first->second;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,25 @@
+// serial_reference: the same workload trained by one process for the same total number of steps,
+// in the same batch order. It is the oracle for convergence (held-out loss) and the baseline for
+// speed-ups. Results are cached per (workload, steps) for the life of the process.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/scenario/cell_config.h"
+
+namespace sharebench {
+
+struct SerialReference {
+  double heldout_loss = 0;
+  double steps_per_s = 0;
+  std::vector<SeriesPoint> loss;  // mean training loss per window, as the workers record it
+};
+
+const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t total_steps);
+
+// Points every this many steps so a run has about 100 points (WorkerSlot holds 512).
+std::int64_t series_interval(std::int64_t steps);
+
+}  // namespace sharebench

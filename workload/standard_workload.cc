@@ -1,0 +1,81 @@
+// The standard workload: model, data, batches, held-out loss.
+#include "workload/standard_workload.h"
+
+namespace sharebench {
+
+MlpImpl::MlpImpl(std::int64_t input, std::int64_t hidden, std::int64_t classes) {
+  fc1 = register_module("fc1", torch::nn::Linear(input, hidden));
+  fc2 = register_module("fc2", torch::nn::Linear(hidden, hidden));
+  fc3 = register_module("fc3", torch::nn::Linear(hidden, classes));
+}
+
+torch::Tensor MlpImpl::forward(torch::Tensor x) {
+  x = torch::relu(fc1->forward(x));
+  x = torch::relu(fc2->forward(x));
+  return fc3->forward(x);
+}
+
+Dataset make_dataset(const WorkloadOptions& w) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(w.seed * 7919 + 17);
+  const std::int64_t rows = w.train_rows + w.test_rows;
+  torch::Tensor x = torch::randn({rows, w.input});
+  // A fixed random teacher: a narrower two-layer net; labels are its argmax.
+  torch::nn::Linear t1(w.input, 32), t2(32, w.classes);
+  torch::Tensor y = t2->forward(torch::relu(t1->forward(x))).argmax(1);
+  Dataset d;
+  d.train_x = x.narrow(0, 0, w.train_rows).contiguous();
+  d.train_y = y.narrow(0, 0, w.train_rows).contiguous();
+  d.test_x = x.narrow(0, w.train_rows, w.test_rows).contiguous();
+  d.test_y = y.narrow(0, w.train_rows, w.test_rows).contiguous();
+  return d;
+}
+
+Mlp make_model(const WorkloadOptions& w) {
+  torch::manual_seed(w.seed);
+  return Mlp(w.input, w.hidden, w.classes);
+}
+
+std::int64_t batches_per_epoch(const WorkloadOptions& w) { return std::max<std::int64_t>(1, w.train_rows / w.batch); }
+
+torch::Tensor batch_x(const Dataset& d, const WorkloadOptions& w, std::int64_t global_step) {
+  return d.train_x.narrow(0, (global_step % batches_per_epoch(w)) * w.batch, w.batch);
+}
+
+torch::Tensor batch_y(const Dataset& d, const WorkloadOptions& w, std::int64_t global_step) {
+  return d.train_y.narrow(0, (global_step % batches_per_epoch(w)) * w.batch, w.batch);
+}
+
+double heldout_loss(Mlp& model, const Dataset& d) {
+  torch::NoGradGuard no_grad;
+  return torch::nn::functional::cross_entropy(model->forward(d.test_x), d.test_y).item<double>();
+}
+
+}  // namespace sharebench
+
+namespace sharebench {
+
+double compute_gradients(Mlp& model, const torch::Tensor& x, const torch::Tensor& y) {
+  for (auto& p : model->parameters()) {
+    if (p.grad().defined()) p.grad().zero_();
+  }
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  loss.backward();
+  return loss.item<double>();
+}
+
+void apply_sgd(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& momentum_buffers,
+               double lr, double momentum) {
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& g = params[i].grad();
+    if (momentum > 0) {
+      momentum_buffers[i].mul_(momentum).add_(g);
+      params[i].add_(momentum_buffers[i], -lr);
+    } else {
+      params[i].add_(g, -lr);
+    }
+  }
+}
+
+}  // namespace sharebench

@@ -1,0 +1,36 @@
+// torch_runtime: the worker init hook and the LibTorch facts for the environment record.
+// The static initialiser below touches no LibTorch state (only macros): the forkserver must be
+// forked before LibTorch is initialised.
+#include "workload/torch_runtime.h"
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <mutex>
+
+#include "harness/env/environment.h"
+#include "harness/launch/launcher.h"
+
+namespace sharebench {
+
+namespace {
+// Once per process: under the thread start method every worker thread runs the hook, and
+// LibTorch's set_num_threads may not be called again once its pool is in use.
+void init_worker(const CellConfig& cell) {
+  static std::once_flag once;
+  std::call_once(once, [&] { at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker)); });
+}
+
+[[maybe_unused]] const bool registered = [] {
+  set_worker_init_hook(&init_worker);
+  set_environment_fact("libtorch", TORCH_VERSION);
+  return true;
+}();
+}  // namespace
+
+void configure_runner_torch(int threads) {
+  at::set_num_threads(threads);
+  set_environment_fact("intra_op_threads_runner", std::to_string(at::get_num_threads()));
+}
+
+}  // namespace sharebench
