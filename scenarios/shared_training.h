@@ -28,7 +28,7 @@ enum class LockPolicy { kWholeStep, kUpdateOnly, kNone, kLocalLock };
 
 // Convergence tolerance: a run passes when its held-out loss is at most
 // serial × (1 + kConvergenceRelTol) + kConvergenceAbsTol. Measured spread: docs/scenarios.md.
-inline constexpr double kConvergenceRelTol = 0.10;
+inline constexpr double kConvergenceRelTol = 0.15;
 inline constexpr double kConvergenceAbsTol = 0.05;
 inline constexpr int kCanaryElements = 64;
 

@@ -20,7 +20,7 @@ const std::vector<StartMethod>& all_start_methods();
 // The standard workload (an MLP on synthetic classification data, trained with SGD); every
 // strategy uses it unless a run says otherwise. Defaults are the project's standard sizes.
 struct WorkloadOptions {
-  std::int64_t steps = 300;          // training steps per worker
+  std::int64_t steps = 1000;         // training steps per worker
   std::int64_t batch = 32;
   double lr = 0.05;
   double momentum = 0.0;             // SGD momentum; its buffers live in shared memory too

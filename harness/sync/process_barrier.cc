@@ -25,13 +25,13 @@ bool ProcessBarrier::wait() {
     if (aborted()) throw BarrierAborted();
     futex::wait(&generation_, gen, kAbortPollNs);
   }
-  if (aborted()) throw BarrierAborted();  // abort() also bumps the generation to wake us
-  return false;
+  return false;  // the round completed: an abort that came after it does not undo it
 }
 
 void ProcessBarrier::abort() {
   aborted_.store(1, std::memory_order_release);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  // Wake the sleepers without completing the round; one that sleeps just after this wake
+  // still sees the flag within kAbortPollNs.
   futex::wake(&generation_, INT32_MAX);
 }
 

@@ -53,7 +53,7 @@ void ProcessMutex::mark_acquired(int rank, bool recovered) {
 bool ProcessMutex::try_lock(int rank, bool* recovered_owner_death) {
   check_rank(rank);
   const int rc = pthread_mutex_trylock(&mutex_);
-  if (rc == EBUSY) return false;
+  if (rc == EBUSY || rc == EDEADLK) return false;  // EDEADLK: held by this very thread
   if (rc != 0 && rc != EOWNERDEAD) {
     throw std::system_error(rc, std::generic_category(), fmt::format("trylock(ProcessMutex {})", id_));
   }

@@ -1,0 +1,173 @@
+// The sharebench binary end to end: a real run and its results file, the exit codes, bad input
+// answered with one line and exit 2, and SIGINT leaving partial results marked interrupted.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+// Runs the binary with `args` through the shell; captures stdout and stderr.
+Result run(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("sbcli-{}", getpid());
+  fs::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const int status = std::system(fmt::format("{} {} >{} 2>{}", SHAREBENCH_BINARY, args, out, err).c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+}
+
+std::string temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / fmt::format("sbcli-{}-{}", getpid(), name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+nlohmann::json load(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(Cli, ListsScenariosAsJson) {
+  const Result r = run("list --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& s : j) names.push_back(s.at("name"));
+  EXPECT_NE(std::find(names.begin(), names.end(), "locked"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "hogwild"), names.end());
+}
+
+TEST(Cli, RunWritesEveryCellWithFiguresAndVerdicts) {
+  const std::string out = temp_dir("run");
+  const Result r = run(fmt::format(
+      "run --scenario locked,hogwild --start fork,spawn,forkserver,thread --procs 1,2 --steps 100 --out {}", out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("24 cells: 24 as expected"), std::string::npos) << r.out;
+  const auto j = load(out + "/results.json");
+  EXPECT_EQ(j.at("format"), "sharebench-results");
+  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("status"), "complete");
+  EXPECT_FALSE(j.at("environment").at("blas").get<std::string>().empty());
+  ASSERT_EQ(j.at("cells").size(), 24u);  // (locked: 2 clean variants + hogwild: 1) x 4 methods x 2 counts
+  for (const auto& c : j.at("cells")) {
+    EXPECT_TRUE(c.at("as_expected").get<bool>()) << c.at("id");
+    const auto& rep = c.at("repetitions").at(0);
+    EXPECT_GT(rep.at("metrics").at("steps_per_s").get<double>(), 0) << c.at("id");
+    EXPECT_TRUE(rep.at("metrics").contains("heldout_loss")) << c.at("id");
+    EXPECT_EQ(rep.at("verdict"), "pass") << c.at("id");
+    EXPECT_FALSE(rep.at("series").empty());
+  }
+}
+
+TEST(Cli, LocalLockIsCaughtInEachOfTenRunsAndExitsZero) {
+  const std::string out = temp_dir("local");
+  const Result r = run(fmt::format(
+      "run --scenario locked/local-lock --start fork --procs 2 --steps 200 --repetitions 10 --out {}", out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = load(out + "/results.json");
+  const auto& reps = j.at("cells").at(0).at("repetitions");
+  ASSERT_EQ(reps.size(), 10u);
+  for (const auto& rep : reps) {
+    bool caught = false;
+    for (const auto& c : rep.at("checks")) caught |= c.at("name") == "mutual-exclusion" && c.at("verdict") == "fail";
+    EXPECT_TRUE(caught) << rep.dump();
+  }
+}
+
+TEST(Cli, DefaultRunWritesARunDirectoryWithALatestLink) {
+  const std::string root = temp_dir("cwd");
+  fs::create_directories(root);
+  const int status = std::system(
+      fmt::format("cd {} && {} run --scenario hogwild --start fork --procs 1 --steps 20 --format none", root,
+                  SHAREBENCH_BINARY).c_str());
+  const Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", ""};
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(fs::path(root) / "runs" / "latest"));
+  EXPECT_TRUE(fs::exists(fs::path(root) / "runs" / "latest" / "results.json"));
+}
+
+struct BadInput {
+  const char* args;
+  const char* says;
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, OneClearLineAndExitTwo) {
+  const Result r = run(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(GetParam().says), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, CliBadInput,
+    ::testing::Values(BadInput{"run --no-such-flag", "no-such-flag"},
+                      BadInput{"run --scenario nosuch", "unknown scenario 'nosuch'"},
+                      BadInput{"run --scenario locked/nosuch", "has no variant 'nosuch'"},
+                      BadInput{"run --start teleport", "unknown start method 'teleport'"},
+                      BadInput{"run --procs 0", "--procs must be 1..64"},
+                      BadInput{"run --procs 65", "--procs must be 1..64"},
+                      BadInput{"run --steps -5", "--steps must be"},
+                      BadInput{"run --hang-timeout 0", "--hang-timeout must be"},
+                      BadInput{"run --deadline 1e12", "--deadline must be"},
+                      BadInput{"run --steps 10 --out /proc/sharebench-cannot", "cannot create output directory"},
+                      BadInput{"frobnicate", "subcommand"}));
+
+TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
+  const std::string out = temp_dir("sigint");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string dir_arg = out;
+    execl(SHAREBENCH_BINARY, "sharebench", "run", "--scenario", "locked", "--start", "fork", "--procs", "2", "--steps",
+          "200000", "--format", "none", "--out", dir_arg.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the first cell is running, then interrupt.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(out + "/results.json") && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto j = load(out + "/results.json");
+  EXPECT_EQ(j.at("status"), "interrupted");
+  ASSERT_GE(j.at("cells").size(), 1u);
+  EXPECT_EQ(j.at("cells").at(0).at("repetitions").at(0).at("status"), "interrupted");
+  // No worker of the run is left: none has the runner as parent any more, and none is alive.
+  FILE* ps = popen(fmt::format("ps -eo ppid= | grep -c '^ *{}$'", pid).c_str(), "r");
+  ASSERT_NE(ps, nullptr);
+  std::array<char, 32> buf{};
+  ASSERT_NE(fgets(buf.data(), buf.size(), ps), nullptr);
+  pclose(ps);
+  EXPECT_STREQ(buf.data(), "0\n");
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// Launchers and the watchdog, with real processes, for every start method: N workers run and
+// report, exit codes and signals come back per rank, a hang is declared and torn down, and no
+// worker process outlives its cell.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <gtest/gtest.h>
+
+#include "harness/runner/runner.h"
+
+namespace sharebench {
+namespace {
+
+PlannedCell probe(const std::string& variant, StartMethod m, int procs) {
+  PlannedCell c;
+  c.config.scenario = "probe";
+  c.config.variant = variant;
+  c.config.start = m;
+  c.config.procs = procs;
+  c.config.hang_timeout_s = 1.5;
+  c.config.deadline_s = 30;
+  return c;
+}
+
+bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+void expect_no_survivors(const Repetition& rep) {
+  for (const auto& w : rep.workers) EXPECT_TRUE(process_gone(w.pid)) << "rank " << w.rank << " pid " << w.pid;
+}
+
+class EveryStartMethod : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(EveryStartMethod, RunsEveryWorkerToCompletion) {
+  const Repetition rep = run_repetition(probe("ok", GetParam(), 3), 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kCompleted) << rep.status_message;
+  EXPECT_EQ(rep.verdict, Verdict::kPass);
+  ASSERT_EQ(rep.workers.size(), 3u);
+  for (const auto& w : rep.workers) {
+    EXPECT_TRUE(w.exited);
+    EXPECT_EQ(w.exit_code, 0);
+    EXPECT_EQ(w.steps, 5);
+    EXPECT_GT(w.pid, 0);
+  }
+  EXPECT_EQ(rep.metrics.at("steps_total"), 15);
+  expect_no_survivors(rep);
+}
+
+TEST_P(EveryStartMethod, DeclaresAHangAndTearsItDown) {
+  const Repetition rep = run_repetition(probe("hang", GetParam(), 2), 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kHang);
+  EXPECT_NE(rep.status_message.find("rank(s) 0"), std::string::npos) << rep.status_message;
+  EXPECT_NE(rep.workers.at(0).stall.find("running at step 0"), std::string::npos) << rep.workers.at(0).stall;
+  EXPECT_LT(rep.wall_s, 10);
+  expect_no_survivors(rep);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, EveryStartMethod,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+class ProcessStartMethod : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(ProcessStartMethod, ReportsExitCodesPerRank) {
+  const Repetition rep = run_repetition(probe("exit-code", GetParam(), 3), 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kWorkerFailed);
+  for (const auto& w : rep.workers) {
+    EXPECT_TRUE(w.exited);
+    EXPECT_EQ(w.exit_code, w.rank + 3);
+  }
+  expect_no_survivors(rep);
+}
+
+TEST_P(ProcessStartMethod, ReportsASignalAndReleasesTheSiblings) {
+  const Repetition rep = run_repetition(probe("signal", GetParam(), 3), 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kWorkerFailed);
+  EXPECT_FALSE(rep.workers.at(1).exited);
+  EXPECT_EQ(rep.workers.at(1).signal, SIGKILL);
+  EXPECT_NE(rep.status_message.find("rank 1: signal 9"), std::string::npos) << rep.status_message;
+  expect_no_survivors(rep);
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, ProcessStartMethod,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace sharebench

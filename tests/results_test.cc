@@ -1,0 +1,84 @@
+// The results model: verdict arithmetic, the expectation judge, and the JSON round trip.
+#include <gtest/gtest.h>
+
+#include "harness/results/results.h"
+#include "harness/results/results_json.h"
+
+namespace sharebench {
+namespace {
+
+Repetition with_checks(std::vector<Check> checks) {
+  Repetition r;
+  r.checks = std::move(checks);
+  r.verdict = overall_verdict(r.checks);
+  return r;
+}
+
+TEST(Verdicts, FailBeatsUnknownBeatsPass) {
+  EXPECT_EQ(overall_verdict({{"a", Verdict::kPass, {}, ""}}), Verdict::kPass);
+  EXPECT_EQ(overall_verdict({{"a", Verdict::kPass, {}, ""}, {"b", Verdict::kUnknown, {}, ""}}), Verdict::kUnknown);
+  EXPECT_EQ(overall_verdict({{"a", Verdict::kFail, {}, ""}, {"b", Verdict::kUnknown, {}, ""}}), Verdict::kFail);
+}
+
+TEST(Expectation, CleanVariantMustPassEverything) {
+  Repetition ok = with_checks({{"x", Verdict::kPass, {}, ""}});
+  judge_against(Expectation{}, ok);
+  EXPECT_TRUE(ok.as_expected);
+  Repetition bad = with_checks({{"x", Verdict::kPass, {}, ""}, {"y", Verdict::kUnknown, {}, ""}});
+  judge_against(Expectation{}, bad);
+  EXPECT_FALSE(bad.as_expected);
+  EXPECT_NE(bad.expectation_message.find("y (unknown)"), std::string::npos);
+}
+
+TEST(Expectation, PlantedBugMustBeCaught) {
+  const Expectation e{{"mutual-exclusion"}, {"lost-updates"}};
+  Repetition caught = with_checks({{"mutual-exclusion", Verdict::kFail, 3.0, ""},
+                                   {"lost-updates", Verdict::kFail, 1.0, ""}});
+  judge_against(e, caught);
+  EXPECT_TRUE(caught.as_expected);
+  Repetition missed = with_checks({{"mutual-exclusion", Verdict::kPass, 0.0, ""}});
+  judge_against(e, missed);
+  EXPECT_FALSE(missed.as_expected);
+  EXPECT_NE(missed.expectation_message.find("NOT caught"), std::string::npos);
+  Repetition extra = with_checks({{"mutual-exclusion", Verdict::kFail, 1.0, ""}, {"liveness", Verdict::kFail, 1.0, ""}});
+  judge_against(e, extra);
+  EXPECT_FALSE(extra.as_expected);
+}
+
+TEST(ResultsJson, RoundTripsAndRejectsForeignFiles) {
+  RunResult run;
+  run.run_id = "r1";
+  run.started_at = "2026-01-01T00:00:00Z";
+  run.status = "complete";
+  run.command = {"sharebench", "run"};
+  run.environment = {{"cores", "2"}};
+  CellResult cell;
+  cell.config.scenario = "locked";
+  cell.config.variant = "whole-step";
+  cell.config.procs = 2;
+  cell.expected = Expectation{{"a"}, {"b"}};
+  cell.repro = "sharebench run ...";
+  Repetition rep = with_checks({{"a", Verdict::kFail, 2.5, "m"}});
+  rep.metrics["steps_per_s"] = 100;
+  rep.series.push_back(Series{"loss", 1, {{1, 0.5, 2.0}}});
+  rep.workers.push_back(WorkerRecord{1, 42, true, 0, 0, 10, 0.01, "", ""});
+  judge_against(cell.expected, rep);
+  cell.repetitions.push_back(rep);
+  run.cells.push_back(cell);
+
+  const auto j = results_to_json(run);
+  EXPECT_EQ(j.at("schema_version"), kResultsSchemaVersion);
+  const RunResult back = results_from_json(j);
+  EXPECT_EQ(results_to_json(back), j);
+
+  EXPECT_THROW(results_from_json(nlohmann::json{{"benchmarks", nlohmann::json::array()}}), ResultsFormatError);
+  auto newer = j;
+  newer["schema_version"] = kResultsSchemaVersion + 1;
+  EXPECT_THROW(results_from_json(newer), ResultsFormatError);
+  auto broken = j;
+  broken["cells"][0].erase("repro");
+  EXPECT_THROW(results_from_json(broken), ResultsFormatError);
+}
+
+}  // namespace
+}  // namespace sharebench

@@ -1,0 +1,53 @@
+// Test-only scenarios: see test_scenarios.h.
+#include "tests/test_scenarios.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "harness/scenario/scenario.h"
+
+namespace sharebench::testing {
+
+namespace {
+class ProbeScenario : public Scenario {
+ public:
+  explicit ProbeScenario(const CellConfig& c) : cell_(c) {}
+  void setup(SetupContext& ctx) override {
+    ctx.arena().allocate(kProbeRegion, sizeof(std::int64_t) * ProcessMutex::kMaxRanks);
+  }
+  void work(WorkerContext& ctx) override {
+    auto* values = static_cast<std::int64_t*>(ctx.arena().get(kProbeRegion));
+    ctx.wait_for_start();
+    const std::string& v = cell_.variant;
+    if (v == "exit-code") ::_exit(ctx.rank() + 3);
+    if (v == "signal" && ctx.rank() == 1) ::raise(SIGKILL);
+    if (v == "hang" && ctx.rank() == 0) {
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    for (int i = 1; i <= 5; ++i) ctx.beat(i);
+    values[ctx.rank()] = (ctx.rank() + 1) * 10;
+  }
+  void check(CheckContext& ctx) override {
+    auto* values = static_cast<std::int64_t*>(ctx.arena().get(kProbeRegion));
+    bool all = true;
+    for (int r = 0; r < ctx.cell().procs; ++r) all &= values[r] == (r + 1) * 10;
+    ctx.check("values", all ? Verdict::kPass : Verdict::kFail, std::nullopt, "every rank wrote its value");
+  }
+
+ private:
+  CellConfig cell_;
+};
+}  // namespace
+
+SHAREBENCH_SCENARIO(ProbeScenario, "probe")
+    ->Describe("test-only launcher and watchdog probe")
+    ->Variant("ok", "all good")
+    ->Variant("exit-code", "worker r exits r + 3")
+    ->Variant("signal", "rank 1 dies of SIGKILL")
+    ->Variant("hang", "rank 0 stops making progress");
+
+}  // namespace sharebench::testing
