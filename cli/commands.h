@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -15,8 +16,13 @@ inline constexpr int kExitUnexpected = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInternal = 3;
 
+// Prints "sharebench: error: MESSAGE" as exactly one line on stderr; returns kExitUsage.
+int usage_error(const std::string& message);
+
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_list_command(CLI::App& app);
+std::function<int()> add_report_command(CLI::App& app);
+std::function<int()> add_compare_command(CLI::App& app);
 
 }  // namespace sharebench::cli

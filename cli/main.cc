@@ -6,6 +6,17 @@
 #include "cli/commands.h"
 #include "harness/launch/launcher.h"
 
+namespace sharebench::cli {
+int usage_error(const std::string& message) {
+  std::string line = message;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
+  return kExitUsage;
+}
+}  // namespace sharebench::cli
+
 int main(int argc, char** argv) {
   int worker_exit = 0;
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
@@ -15,6 +26,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "sharebench 0.1.0");
   auto run = sharebench::cli::add_run_command(app, argc, argv);
   auto list = sharebench::cli::add_list_command(app);
+  auto report = sharebench::cli::add_report_command(app);
+  auto compare = sharebench::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -24,13 +37,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "sharebench: error: %s (see --help)\n", e.what());
-    return sharebench::cli::kExitUsage;
+    return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
   }
   try {
     for (CLI::App* sub : app.get_subcommands()) {
       if (sub->get_name() == "run") return run();
       if (sub->get_name() == "list") return list();
+      if (sub->get_name() == "report") return report();
+      if (sub->get_name() == "compare") return compare();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());

@@ -15,6 +15,7 @@
 #include "harness/runner/matrix.h"
 #include "harness/runner/runner.h"
 #include "reports/console_report.h"
+#include "reports/report_writers.h"
 #include "workload/torch_runtime.h"
 
 namespace sharebench::cli {
@@ -47,13 +48,19 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--momentum", w.momentum, "SGD momentum (its buffers are shared too)")->capture_default_str();
   cmd->add_option("--hidden", w.hidden, "width of the two hidden layers")->capture_default_str();
   cmd->add_option("--threads", w.threads_per_worker, "intra-op threads per worker")->capture_default_str();
+  cmd->add_option("--step-delay-us", w.step_delay_us, "pause after every step (slows a run on purpose)")
+      ->capture_default_str();
   cmd->add_option("--hang-timeout", base.hang_timeout_s, "seconds without progress that make a hang")->capture_default_str();
   cmd->add_option("--deadline", base.deadline_s, "seconds a cell repetition may take in all")->capture_default_str();
   cmd->add_option("--arena-mb", f->arena_mb, "shared arena capacity per cell, MiB (reserved sparsely)")
       ->capture_default_str()->check(CLI::Range(1, 65536));
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
-  cmd->add_option("--format", f->formats, "what to print: console, json, none")
-      ->delimiter(',')->check(CLI::IsMember({"console", "json", "none"}))->capture_default_str();
+  cmd->add_option("--format", f->formats,
+                  "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
+                  "directory; none prints nothing")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"console", "json", "none", "md", "html", "csv", "junit", "gbench"}))
+      ->capture_default_str();
 
   return [f, argc, argv] {
     f->request.scenarios = f->scenarios;
@@ -63,8 +70,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     try {
       cells = plan_matrix(f->request);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "sharebench: error: %s\n", e.what());
-      return kExitUsage;
+      return usage_error(e.what());
     }
     // The forkserver must be forked while this process has no threads and LibTorch is untouched.
     for (const PlannedCell& c : cells) {
@@ -87,12 +93,15 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     try {
       outcome = run_matrix(options);
     } catch (const OutputPathError& e) {
-      std::fprintf(stderr, "sharebench: error: %s\n", e.what());
       ForkServer::instance().stop();
-      return kExitUsage;
+      return usage_error(e.what());
     }
     ForkServer::instance().stop();
 
+    const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
+    for (const std::string& written : write_reports(outcome.result, f->formats, dir)) {
+      std::fprintf(stderr, "wrote %s\n", written.c_str());
+    }
     for (const std::string& format : f->formats) {
       if (format == "console") {
         std::fputs(render_console(outcome.result, ::isatty(STDOUT_FILENO) != 0).c_str(), stdout);

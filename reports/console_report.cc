@@ -94,7 +94,12 @@ std::string render_console(const RunResult& run, bool colour) {
     out += fmt::format("warning: up to {} worker threads on {} cores: throughput above {} processes measures "
                        "oversubscription, not scaling.\n", max_procs, cores, cores);
   }
-  if (run.environment.count("blas")) out += fmt::format("BLAS: {}\n", run.environment.at("blas"));
+  auto env = [&](const char* key) {
+    auto it = run.environment.find(key);
+    return it == run.environment.end() ? std::string("?") : it->second;
+  };
+  out += fmt::format("Machine: {} ({} cores), LibTorch {}, {} intra-op thread(s) per worker\nBLAS: {}\n",
+                     env("cpu_model"), env("cores"), env("libtorch"), env("threads_per_worker"), env("blas"));
   return out;
 }
 

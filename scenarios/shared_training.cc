@@ -1,6 +1,9 @@
 // SharedTrainingScenario: the training loop shared by `locked` and `hogwild`, and its checks.
 #include "scenarios/shared_training.h"
 
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "workload/serial_reference.h"
@@ -105,6 +108,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
       window = 0;
     }
     ctx.beat(s + 1);
+    if (w.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(w.step_delay_us));
   }
   ctx.finish();
   ctx.metric("overlaps", static_cast<double>(overlaps));

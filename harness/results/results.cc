@@ -55,6 +55,14 @@ Verdict overall_verdict(const std::vector<Check>& checks) {
   return unknown ? Verdict::kUnknown : Verdict::kPass;
 }
 
+bool check_as_expected(const Expectation& e, const Check& c) {
+  auto listed = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  if (listed(e.must_fail, c.name)) return c.verdict == Verdict::kFail;
+  return c.verdict == Verdict::kPass || listed(e.may_fail, c.name);
+}
+
 void judge_against(const Expectation& e, Repetition& rep) {
   if (rep.status == RunStatus::kSkipped) {
     rep.as_expected = true;

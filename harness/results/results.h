@@ -109,6 +109,8 @@ struct RunResult {
 
 // Pure: the repetition's overall verdict from its checks.
 Verdict overall_verdict(const std::vector<Check>& checks);
+// Pure: is this one check's verdict what the expectation allows?
+bool check_as_expected(const Expectation& e, const Check& c);
 // Pure: does this repetition meet the expectation? Sets as_expected and expectation_message.
 void judge_against(const Expectation& e, Repetition& rep);
 

@@ -2,6 +2,7 @@
 #include "harness/results/results_json.h"
 
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,11 @@ json cell_json(const CellResult& c) {
               {"as_expected", c.as_expected()},
               {"repro", c.repro},
               {"repetitions", reps}};
+}
+
+// Non-finite numbers are written as null; they read back as NaN.
+double number_or_nan(const json& v) {
+  return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
 template <typename T>
@@ -136,7 +142,10 @@ RunResult results_from_json(const json& j) {
       r.as_expected = field<bool>(rj, "as_expected", "repetition");
       r.expectation_message = field<std::string>(rj, "expectation_message", "repetition");
       r.wall_s = field<double>(rj, "wall_s", "repetition");
-      r.metrics = field<std::map<std::string, double>>(rj, "metrics", "repetition");
+      const json metrics = field<json>(rj, "metrics", "repetition");
+      for (const auto& [name, value] : metrics.items()) {
+        if (value.is_number()) r.metrics[name] = value.get<double>();  // null: not finite when written
+      }
       for (const json& k : field<json>(rj, "checks", "repetition")) {
         Check ch;
         ch.name = field<std::string>(k, "name", "check");
@@ -152,7 +161,7 @@ RunResult results_from_json(const json& j) {
         s.name = field<std::string>(sj, "name", "series");
         s.rank = field<int>(sj, "rank", "series");
         for (const json& p : field<json>(sj, "points", "series")) {
-          s.points.push_back(SeriesPoint{p.at(0).get<double>(), p.at(1).get<double>(), p.at(2).get<double>()});
+          s.points.push_back(SeriesPoint{number_or_nan(p.at(0)), number_or_nan(p.at(1)), number_or_nan(p.at(2))});
         }
         r.series.push_back(std::move(s));
       }

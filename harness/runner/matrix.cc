@@ -30,6 +30,7 @@ void validate(const MatrixRequest& r) {
     throw UsageError("model sizes must be 1..65536 (classes at least 2)");
   }
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
+  if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
 }
 }  // namespace
 

@@ -147,6 +147,7 @@ std::string repro_command(const std::string& binary, const PlannedCell& cell, in
   if (w.momentum != d.momentum) cmd += fmt::format(" --momentum {}", w.momentum);
   if (w.hidden != d.hidden) cmd += fmt::format(" --hidden {}", w.hidden);
   if (w.threads_per_worker != d.threads_per_worker) cmd += fmt::format(" --threads {}", w.threads_per_worker);
+  if (w.step_delay_us != d.step_delay_us) cmd += fmt::format(" --step-delay-us {}", w.step_delay_us);
   CellConfig dc;
   if (c.hang_timeout_s != dc.hang_timeout_s) cmd += fmt::format(" --hang-timeout {}", c.hang_timeout_s);
   if (c.deadline_s != dc.deadline_s) cmd += fmt::format(" --deadline {}", c.deadline_s);

@@ -43,7 +43,7 @@ static json workload_json(const WorkloadOptions& w) {
               {"input", w.input},       {"hidden", w.hidden},
               {"classes", w.classes},   {"train_rows", w.train_rows},
               {"test_rows", w.test_rows}, {"threads_per_worker", w.threads_per_worker},
-              {"seed", w.seed}};
+              {"seed", w.seed},         {"step_delay_us", w.step_delay_us}};
 }
 
 std::string CellConfig::to_json() const {
@@ -78,6 +78,7 @@ CellConfig CellConfig::from_json(std::string_view text) {
   c.workload.test_rows = w.at("test_rows");
   c.workload.threads_per_worker = w.at("threads_per_worker");
   c.workload.seed = w.at("seed");
+  c.workload.step_delay_us = w.value("step_delay_us", std::int64_t{0});
   return c;
 }
 

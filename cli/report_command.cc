@@ -1,0 +1,52 @@
+// `sharebench report RESULTS --format F[,F...] [--out DIR]`: renders a results file in other
+// formats. Foreign or malformed files get one line and exit 2.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "harness/results/results_json.h"
+#include "harness/results/run_directory.h"
+#include "reports/console_report.h"
+#include "reports/report_writers.h"
+
+namespace sharebench::cli {
+
+std::function<int()> add_report_command(CLI::App& app) {
+  struct Flags {
+    std::string results, out;
+    std::vector<std::string> formats{"md"};
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("report", "render a results file as md, html, csv, junit, gbench or console");
+  cmd->add_option("results", f->results, "a results.json written by sharebench run")->required();
+  cmd->add_option("--format", f->formats, "formats, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"console", "md", "html", "csv", "junit", "gbench"}))
+      ->capture_default_str();
+  cmd->add_option("--out", f->out, "directory for the files (default: the results file's directory)");
+  return [f] {
+    RunResult run;
+    try {
+      run = read_results_file(f->results);
+    } catch (const ResultsFormatError& e) {
+      return usage_error(e.what());
+    }
+    namespace fs = std::filesystem;
+    std::string dir = f->out;
+    if (dir.empty()) dir = fs::path(f->results).parent_path().string();
+    if (dir.empty()) dir = ".";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    try {
+      for (const std::string& path : write_reports(run, f->formats, dir)) std::printf("wrote %s\n", path.c_str());
+    } catch (const std::runtime_error& e) {
+      return usage_error(e.what());
+    }
+    for (const std::string& format : f->formats) {
+      if (format == "console") std::fputs(render_console(run, false).c_str(), stdout);
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace sharebench::cli

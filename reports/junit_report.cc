@@ -1,0 +1,89 @@
+// JUnit XML report: one test suite per cell, one test case per check (over all repetitions) plus
+// one for the cell's expectation, so CI systems show failures natively. A planted bug that was
+// caught is a passing case; one that was missed is a failure.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/report_writers.h"
+
+namespace sharebench {
+
+namespace {
+std::string xml(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t') out += ' ';
+        else out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string render_junit(const RunResult& run) {
+  // The environment goes into every suite's <properties>, where CI systems show it.
+  std::string properties = "    <properties>\n";
+  for (const auto& [k, v] : run.environment) {
+    properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml(k), xml(v));
+  }
+  properties += "    </properties>\n";
+  std::string suites;
+  int total_tests = 0, total_failures = 0;
+  for (const auto& c : run.cells) {
+    // check name → failure messages across repetitions (empty: passed everywhere)
+    std::map<std::string, std::vector<std::string>> cases;
+    double time = 0;
+    for (const auto& r : c.repetitions) {
+      time += r.wall_s;
+      for (const auto& ch : r.checks) {
+        auto& fails = cases[ch.name];
+        if (!check_as_expected(c.expected, ch)) {
+          fails.push_back(fmt::format("repetition {}: {} ({})", r.index, ch.message, to_string(ch.verdict)));
+        }
+      }
+      auto& exp = cases["expectation"];
+      if (!r.as_expected) {
+        std::string text = fmt::format("repetition {}: {}", r.index, r.expectation_message);
+        for (const auto& w : r.workers) {
+          if (!w.stall.empty()) text += fmt::format("\nrank {} stuck: {}", w.rank, w.stall);
+        }
+        exp.push_back(text);
+      }
+    }
+    std::string body;
+    int failures = 0;
+    for (const auto& [name, fails] : cases) {
+      const bool must_fail = std::find(c.expected.must_fail.begin(), c.expected.must_fail.end(), name) !=
+                             c.expected.must_fail.end();
+      body += fmt::format("    <testcase classname=\"{}\" name=\"{}{}\" time=\"{:.3f}\">", xml(c.config.id()), xml(name),
+                          must_fail ? " (must catch the planted bug)" : "", time / std::max<std::size_t>(1, cases.size()));
+      if (!fails.empty()) {
+        ++failures;
+        std::string text;
+        for (const auto& f : fails) text += f + "\n";
+        text += "reproduce: " + c.repro;
+        const std::string first_line = fails.front().substr(0, fails.front().find('\n'));
+        body += fmt::format("\n      <failure message=\"{}\">{}</failure>\n    ", xml(first_line), xml(text));
+      }
+      body += "</testcase>\n";
+    }
+    total_tests += static_cast<int>(cases.size());
+    total_failures += failures;
+    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n{}{}  </testsuite>\n",
+                          xml(c.config.id()), cases.size(), failures, time, properties, body);
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sharebench {}\" tests=\"{}\" "
+                     "failures=\"{}\">\n{}</testsuites>\n",
+                     xml(run.run_id), total_tests, total_failures, suites);
+}
+
+}  // namespace sharebench

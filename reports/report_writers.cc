@@ -1,0 +1,67 @@
+// The table of report formats and what the writers share.
+#include "reports/report_writers.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "harness/results/run_directory.h"
+
+namespace sharebench {
+
+const std::vector<ReportFormat>& report_formats() {
+  static const std::vector<ReportFormat> formats{
+      {"md", "report.md", &render_markdown},       {"html", "report.html", &render_html},
+      {"csv", "results.csv", &render_csv},         {"junit", "junit.xml", &render_junit},
+      {"gbench", "gbench.json", &render_gbench_json},
+  };
+  return formats;
+}
+
+const ReportFormat* find_report_format(const std::string& name) {
+  for (const auto& f : report_formats()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> write_reports(const RunResult& run, const std::vector<std::string>& formats,
+                                       const std::string& dir) {
+  std::vector<std::string> written;
+  for (const std::string& name : formats) {
+    const ReportFormat* f = find_report_format(name);
+    if (!f) continue;
+    const std::string path = dir + "/" + f->file_name;
+    write_file_atomically(path, f->render(run));
+    written.push_back(path);
+  }
+  return written;
+}
+
+std::string oversubscription_warning(const RunResult& run) {
+  const auto it = run.environment.find("cores");
+  const int cores = it == run.environment.end() ? 0 : std::atoi(it->second.c_str());
+  int most = 0;
+  for (const auto& c : run.cells) {
+    most = std::max(most, c.config.procs * static_cast<int>(c.config.workload.threads_per_worker));
+  }
+  if (cores <= 0 || most <= cores) return "";
+  return fmt::format("up to {} worker threads ran on {} cores: figures above {} processes measure "
+                     "oversubscription, not scaling", most, cores, cores);
+}
+
+double cell_mean(const CellResult& cell, const std::string& metric) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : cell.repetitions) {
+    if (auto it = r.metrics.find(metric); it != r.metrics.end()) {
+      sum += it->second;
+      ++n;
+    }
+  }
+  return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace sharebench
