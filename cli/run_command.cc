@@ -14,6 +14,7 @@
 #include "harness/runner/interrupt.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/runner.h"
+#include "harness/watchdog/process_probe.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"
 #include "workload/torch_runtime.h"
@@ -27,6 +28,7 @@ struct RunFlags {
   MatrixRequest request;
   std::string out;
   int arena_mb = 256;
+  std::string stacks = "auto";
 };
 }  // namespace
 
@@ -54,6 +56,8 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--deadline", base.deadline_s, "seconds a cell repetition may take in all")->capture_default_str();
   cmd->add_option("--arena-mb", f->arena_mb, "shared arena capacity per cell, MiB (reserved sparsely)")
       ->capture_default_str()->check(CLI::Range(1, 65536));
+  cmd->add_option("--stacks", f->stacks, "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)")
+      ->check(CLI::IsMember({"auto", "gdb", "proc"}))->capture_default_str();
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
   cmd->add_option("--format", f->formats,
                   "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
@@ -89,6 +93,8 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.arena_bytes = static_cast<std::size_t>(f->arena_mb) << 20;
     options.command.assign(argv, argv + argc);
     options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.gdb_stacks = f->stacks == "gdb" || (f->stacks == "auto" && gdb_available());
+    if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
     RunOutcome outcome;
     try {
       outcome = run_matrix(options);

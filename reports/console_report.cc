@@ -10,6 +10,9 @@
 namespace sharebench {
 
 namespace {
+// Stack lines shown per worker on the console; the results file keeps them all.
+constexpr int kMaxStackLines = 40;
+
 // Mean of a metric over the repetitions that have it.
 std::optional<double> mean_metric(const CellResult& c, const std::string& name) {
   double sum = 0;
@@ -35,7 +38,7 @@ std::string paint(bool colour, const char* code, const std::string& text) {
 
 std::string render_console(const RunResult& run, bool colour) {
   std::string out;
-  out += fmt::format("{:<34} {:<11} {:>9} {:>10} {:>15} {:>9} {:>9}\n", "CELL", "RESULT", "STEPS/S",
+  out += fmt::format("{:<44} {:<11} {:>9} {:>10} {:>15} {:>9} {:>9}\n", "CELL", "RESULT", "STEPS/S",
                      "SAMPLES/S", "LOSS (SERIAL)", "LOCKWAIT", "LAUNCH");
   int unexpected = 0, caught = 0, skipped = 0;
   for (const CellResult& c : run.cells) {
@@ -61,7 +64,7 @@ std::string render_console(const RunResult& run, bool colour) {
     std::string loss_text = loss ? fmt::format("{:.3f} ({})", *loss, fixed(serial, 3)) : "-";
     const auto wait = mean_metric(c, "lock_wait_frac");
     const auto launch = mean_metric(c, "launch_s_max");
-    out += fmt::format("{:<34} {} {:>9} {:>10} {:>15} {:>9} {:>9}\n", c.config.id(), result,
+    out += fmt::format("{:<44} {} {:>9} {:>10} {:>15} {:>9} {:>9}\n", c.config.id(), result,
                        fixed(mean_metric(c, "steps_per_s"), 0), fixed(mean_metric(c, "samples_per_s"), 0),
                        loss_text, wait ? fmt::format("{:.0f}%", *wait * 100) : "-",
                        launch ? fmt::format("{:.0f} ms", *launch * 1000) : "-");
@@ -79,6 +82,18 @@ std::string render_console(const RunResult& run, bool colour) {
       }
       for (const auto& w : r.workers) {
         if (!w.stall.empty()) out += fmt::format("    rank {} stuck: {}\n", w.rank, w.stall);
+        if (!w.stacks.empty()) {
+          out += fmt::format("    rank {} stacks (gdb):\n", w.rank);
+          std::size_t start = 0;
+          int lines = 0;
+          while (start < w.stacks.size() && lines < kMaxStackLines) {
+            const std::size_t end = w.stacks.find('\n', start);
+            out += "      " + w.stacks.substr(start, end - start) + "\n";
+            start = end == std::string::npos ? w.stacks.size() : end + 1;
+            ++lines;
+          }
+          if (start < w.stacks.size()) out += "      ... (all of it in results.json)\n";
+        }
         if (!w.error.empty()) out += fmt::format("    rank {} said: {}\n", w.rank, w.error);
       }
     }

@@ -227,6 +227,9 @@ std::string render_html(const RunResult& run) {
         page += "</ul>\n";
         for (const auto& w : r.workers) {
           if (!w.stall.empty()) page += fmt::format("<p>rank {} stuck:</p><pre>{}</pre>\n", w.rank, html(w.stall));
+          if (!w.stacks.empty()) {
+            page += fmt::format("<details><summary>rank {} stacks</summary><pre>{}</pre></details>\n", w.rank, html(w.stacks));
+          }
           if (!w.error.empty()) page += fmt::format("<p>rank {} said:</p><pre>{}</pre>\n", w.rank, html(w.error));
         }
       }

@@ -57,6 +57,9 @@ std::string render_markdown(const RunResult& run) {
         }
         for (const auto& w : r.workers) {
           if (!w.stall.empty()) md += fmt::format("- rank {} stuck: {}\n", w.rank, cell_text(w.stall));
+          if (!w.stacks.empty()) {
+            md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stacks);
+          }
           if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, cell_text(w.error));
         }
         md += "\n";

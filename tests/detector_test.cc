@@ -80,3 +80,56 @@ TEST(Detectors, OneLockedWorkerMatchesTheSerialReferenceExactly) {
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// The deadlock catalogue: a forced lock-order deadlock is reported as a hang with its wait-for
+// cycle, under every start method; the staggered inversion is caught without a hang; the
+// same-order twin is clean.
+class DeadlockMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(DeadlockMethods, LockOrderHangNamesTheCycle) {
+  PlannedCell c = cell("deadlock", "lock-order", GetParam(), 2);
+  c.config.hang_timeout_s = 1.5;
+  const Repetition rep = run_repetition(c, 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kHang);
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+  const Check& d = check_named(rep, "deadlock-free");
+  EXPECT_EQ(d.verdict, Verdict::kFail);
+  EXPECT_NE(d.message.find("wait-for cycle: rank 0 holds A and waits for B (held by rank 1); rank 1 holds B and "
+                           "waits for A (held by rank 0)"), std::string::npos) << d.message;
+  EXPECT_LT(rep.wall_s, 1.5 + 5);
+}
+
+TEST_P(DeadlockMethods, StaggeredInversionIsCaughtWithoutAHang) {
+  const Repetition rep = run_repetition(cell("deadlock", "lock-order-staggered", GetParam(), 2), 0, 16 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kCompleted);
+  EXPECT_EQ(check_named(rep, "lock-order").verdict, Verdict::kFail);
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+}
+
+TEST_P(DeadlockMethods, SameOrderIsClean) {
+  const Repetition rep = run_repetition(cell("deadlock", "same-order", GetParam(), 2), 0, 16 << 20);
+  EXPECT_EQ(rep.verdict, Verdict::kPass);
+  EXPECT_TRUE(rep.as_expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Detectors, DeadlockMethods,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(Detectors, GdbStacksOfAHungWorkerShowWhereItWaits) {
+  PlannedCell c = cell("deadlock", "lock-order", StartMethod::kFork, 2);
+  c.config.hang_timeout_s = 1;
+  const Repetition rep = run_repetition(c, 0, 16 << 20, /*gdb_stacks=*/true);
+  ASSERT_EQ(rep.workers.size(), 2u);
+  for (const auto& w : rep.workers) {
+    EXPECT_NE(w.stacks.find("ProcessMutex::lock"), std::string::npos) << w.stacks;
+    EXPECT_NE(w.stall.find("state S"), std::string::npos) << w.stall;
+  }
+}
+
+}  // namespace
+}  // namespace sharebench

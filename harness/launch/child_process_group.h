@@ -18,7 +18,7 @@ class ChildProcessGroup : public WorkerGroup {
 
   std::vector<pid_t> pids() const override;
   std::vector<WorkerExit> wait_exits(std::chrono::milliseconds timeout) override;
-  void kill_all() override;
+  void send_all(int sig) override;
   int running() const override;
 
  private:

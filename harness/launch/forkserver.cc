@@ -364,9 +364,9 @@ class ForkserverGroup : public WorkerGroup {
     return out;
   }
 
-  void kill_all() override {
+  void send_all(int sig) override {
     for (const Worker& w : workers_) {
-      if (w.conn >= 0) ::kill(w.pid, SIGKILL);
+      if (w.conn >= 0) ::kill(w.pid, sig);
     }
   }
 

@@ -99,9 +99,9 @@ std::vector<WorkerExit> ChildProcessGroup::wait_exits(std::chrono::milliseconds 
   }
 }
 
-void ChildProcessGroup::kill_all() {
+void ChildProcessGroup::send_all(int sig) {
   for (const Child& c : children_) {
-    if (!c.reaped) ::kill(c.pid, SIGKILL);
+    if (!c.reaped) ::kill(c.pid, sig);
   }
 }
 

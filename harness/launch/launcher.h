@@ -39,8 +39,10 @@ class WorkerGroup {
   virtual std::vector<pid_t> pids() const = 0;
   // Waits up to `timeout` for exits; returns the workers that exited since the last call.
   virtual std::vector<WorkerExit> wait_exits(std::chrono::milliseconds timeout) = 0;
+  // Sends `sig` to every worker still running (SIGSTOP freezes them for a consistent snapshot).
+  virtual void send_all(int sig) = 0;
   // SIGKILLs every worker still running; their exits then come through wait_exits.
-  virtual void kill_all() = 0;
+  void kill_all() { send_all(9 /* SIGKILL */); }
   // Ranks not yet reported as exited.
   virtual int running() const = 0;
 };

@@ -63,6 +63,7 @@ struct WorkerRecord {
   double launch_s = 0;  // from the launch call until the worker reached the start barrier
   std::string error;    // the worker's own last words, if it reported any
   std::string stall;    // on a hang: where it was stuck
+  std::string stacks;   // on a hang with gdb stacks asked for: every thread's backtrace
 };
 
 struct Repetition {

@@ -29,7 +29,8 @@ json series_json(const Series& s) {
 json worker_json(const WorkerRecord& w) {
   return json{{"rank", w.rank},   {"pid", w.pid},           {"exited", w.exited},
               {"exit_code", w.exit_code}, {"signal", w.signal}, {"steps", w.steps},
-              {"launch_s", w.launch_s},   {"error", w.error},   {"stall", w.stall}};
+              {"launch_s", w.launch_s},   {"error", w.error},   {"stall", w.stall},
+              {"stacks", w.stacks}};
 }
 
 json repetition_json(const Repetition& r) {
@@ -176,6 +177,7 @@ RunResult results_from_json(const json& j) {
         w.launch_s = field<double>(wj, "launch_s", "worker");
         w.error = field<std::string>(wj, "error", "worker");
         w.stall = field<std::string>(wj, "stall", "worker");
+        w.stacks = wj.value("stacks", "");
         r.workers.push_back(w);
       }
       c.repetitions.push_back(std::move(r));

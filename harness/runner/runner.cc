@@ -63,6 +63,7 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     }
     w.error = s.error;
     if (auto st = sup.stalls.find(r); st != sup.stalls.end()) w.stall = st->second;
+    if (auto st = sup.stacks.find(r); st != sup.stacks.end()) w.stacks = st->second;
     if (s.started_ns > 0 && s.finished_ns > s.started_ns) run_s = std::max(run_s, (s.finished_ns - s.started_ns) * 1e-9);
     steps_total += w.steps;
     rep.workers.push_back(std::move(w));
@@ -92,7 +93,7 @@ void print_progress(std::size_t done, std::size_t total, const std::string& what
 }
 }  // namespace
 
-Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes) {
+Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes, bool gdb_stacks) {
   Repetition rep;
   rep.index = index;
   CellConfig cell = planned.config;
@@ -111,7 +112,8 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     Supervision sup;
     {
       auto group = launcher->launch(cell, arena);
-      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s});
+      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, gdb_stacks},
+                      [&] { scenario->before_teardown(arena); });
     }  // the group is gone: every worker has been reaped
     rep.status = sup.status;
     rep.status_message = sup.message;
@@ -188,7 +190,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
         if (done > 0) what += fmt::format(", about {:.0f} s left", elapsed / done * (total - done));
         print_progress(done, total, what, elapsed);
       }
-      cell.repetitions.push_back(run_repetition(planned, i, options.arena_bytes));
+      cell.repetitions.push_back(run_repetition(planned, i, options.arena_bytes, options.gdb_stacks));
     }
     run.cells.push_back(std::move(cell));
     ++done;

@@ -21,6 +21,7 @@ struct RunnerOptions {
   std::vector<std::string> command;  // argv, recorded and used for repro lines
   std::size_t arena_bytes = 256u << 20;
   bool progress = false;          // a live progress line on stderr
+  bool gdb_stacks = false;        // on a hang, take every stuck process's stacks with gdb
 };
 
 struct RunOutcome {
@@ -33,7 +34,7 @@ struct RunOutcome {
 RunOutcome run_matrix(const RunnerOptions& options);
 
 // Runs one repetition of one cell; exposed for tests.
-Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes);
+Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes, bool gdb_stacks = false);
 
 // The command that re-runs exactly this cell.
 std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions);

@@ -115,6 +115,10 @@ class Scenario {
   virtual void setup(SetupContext& ctx) = 0;
   virtual void work(WorkerContext& ctx) = 0;
   virtual void check(CheckContext& ctx) = 0;
+  // Runner, when the watchdog gives up on the workers (hang, deadline, interrupt): they are frozen
+  // and not yet killed. Snapshot here what only a live, stuck state shows (lock owners, waiters);
+  // check() runs afterwards on the same object.
+  virtual void before_teardown(SharedArena& /*arena*/) {}
 };
 
 struct VariantInfo {

@@ -3,6 +3,9 @@
 
 #include <dirent.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -48,6 +51,28 @@ std::string describe_process(pid_t pid) {
                        state_of(read_first_line(base + "/stat")), wchan, syscall.empty() ? "-" : syscall);
   }
   return out.str();
+}
+
+bool gdb_available() {
+  static const bool found = std::system("command -v gdb >/dev/null 2>&1") == 0;
+  return found;
+}
+
+std::string gdb_stacks(pid_t pid) {
+  if (!gdb_available()) return "";
+  // timeout(1) bounds a gdb that itself gets stuck; debuginfod would try the network.
+  const std::string cmd = fmt::format(
+      "timeout 30 gdb -p {} -batch -nx -ex 'set debuginfod enabled off' -ex 'set pagination off' "
+      "-ex 'thread apply all bt' </dev/null 2>/dev/null", pid);
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return "";
+  std::string out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    if (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#') out += line;
+  }
+  ::pclose(pipe);
+  return out;
 }
 
 }  // namespace sharebench

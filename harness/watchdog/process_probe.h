@@ -11,4 +11,10 @@ namespace sharebench {
 // One line per thread: "tid 123 state S wchan futex_wait_queue syscall 202".
 std::string describe_process(pid_t pid);
 
+// Whether gdb can be run (found on PATH).
+bool gdb_available();
+// Every thread's stack of a live process, from `gdb -p PID -batch` (thread headers and frames
+// only); "" when gdb is missing or fails. Takes about 2 s for a process with LibTorch loaded.
+std::string gdb_stacks(pid_t pid);
+
 }  // namespace sharebench

@@ -39,7 +39,8 @@ std::string describe_exit(const WorkerExit& e) {
 }
 }  // namespace
 
-Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits) {
+Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
+                      const std::function<void()>& before_teardown) {
   Supervision sup;
   const auto start = Clock::now();
   const auto hang_after = std::chrono::duration<double>(limits.hang_timeout_s);
@@ -110,6 +111,23 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
       const WorkerSlot& s = block.slots[r];
       sup.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
                                   describe_process(pids.at(static_cast<std::size_t>(r))));
+    }
+    if (limits.gdb_stacks && sup.status != RunStatus::kInterrupted) {
+      std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
+      for (int r = 0; r < procs; ++r) {
+        if (sup.exits.count(r)) continue;
+        const pid_t pid = pids.at(static_cast<std::size_t>(r));
+        if (!by_pid.count(pid)) by_pid[pid] = gdb_stacks(pid);
+        sup.stacks[r] = by_pid[pid];
+      }
+    }
+    group.send_all(SIGSTOP);
+    if (before_teardown) {
+      try {
+        before_teardown();
+      } catch (const std::exception& e) {
+        sup.message += fmt::format(" (snapshot before teardown failed: {})", e.what());
+      }
     }
     block.start_barrier.abort();
     group.kill_all();

@@ -10,6 +10,7 @@
 // It never returns while a worker of the group still runs.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ namespace sharebench {
 struct WatchdogLimits {
   double hang_timeout_s = 10;
   double deadline_s = 120;
+  bool gdb_stacks = false;  // on a hang, also take every thread's stack with gdb
 };
 
 struct Supervision {
@@ -30,9 +32,13 @@ struct Supervision {
   std::string message;
   std::map<int, WorkerExit> exits;      // by rank
   std::map<int, std::string> stalls;    // rank → where it was stuck (hang/deadline only)
+  std::map<int, std::string> stacks;    // rank → gdb stacks of its process, when asked for
   double wall_s = 0;
 };
 
-Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits);
+// `before_teardown` runs once the stuck workers are frozen (SIGSTOP) and before they are killed:
+// a consistent moment to read lock owners and waiters (a kill itself changes robust mutexes).
+Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
+                      const std::function<void()>& before_teardown = {});
 
 }  // namespace sharebench
