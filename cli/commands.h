@@ -24,5 +24,6 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_list_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_compare_command(CLI::App& app);
+std::function<int()> add_repro_command(CLI::App& app);
 
 }  // namespace sharebench::cli

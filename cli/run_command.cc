@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "harness/launch/forkserver.h"
+#include "harness/launch/launcher.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
@@ -17,7 +18,6 @@
 #include "harness/watchdog/process_probe.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"
-#include "workload/torch_runtime.h"
 
 namespace sharebench::cli {
 
@@ -84,7 +84,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       }
     }
     install_interrupt_handlers();
-    configure_runner_torch(static_cast<int>(f->request.base.workload.threads_per_worker));
+    run_runner_init_hook(f->request.base);
 
     RunnerOptions options;
     options.cells = std::move(cells);

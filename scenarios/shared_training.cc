@@ -19,22 +19,24 @@ constexpr const char* kMomentumPrefix = "momentum";
 constexpr const char* kCanaryRegion = "training.canary";
 
 // The guarded section's instrumentation: occupancy on entry and exit, canary read and write.
+// The canary is read and written with plain loads and stores (not tensor ops), so a race on it is
+// visible to ThreadSanitizer in thread mode, like the parameter update itself (apply_sgd).
 class GuardedSection {
  public:
-  GuardedSection(std::atomic<std::int32_t>& occupancy, torch::Tensor& canary, std::int64_t& overlaps)
+  GuardedSection(std::atomic<std::int32_t>& occupancy, double* canary, std::int64_t& overlaps)
       : occupancy_(occupancy), canary_(canary) {
     if (occupancy_.fetch_add(1, std::memory_order_acq_rel) != 0) ++overlaps;
-    snapshot_ = canary_.clone();
+    for (int i = 0; i < kCanaryElements; ++i) snapshot_[i] = canary_[i];
   }
   ~GuardedSection() {
-    canary_.copy_(snapshot_.add_(1));
+    for (int i = 0; i < kCanaryElements; ++i) canary_[i] = snapshot_[i] + 1;
     occupancy_.fetch_sub(1, std::memory_order_acq_rel);
   }
 
  private:
   std::atomic<std::int32_t>& occupancy_;
-  torch::Tensor& canary_;
-  torch::Tensor snapshot_;
+  double* canary_;
+  double snapshot_[kCanaryElements];
 };
 }  // namespace
 
@@ -59,7 +61,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
   const auto params = model->parameters();
   std::vector<torch::Tensor> buffers;
   if (w.momentum > 0) buffers = parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/false);
-  torch::Tensor canary = arena_view(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64);
+  double* canary = arena_view(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64).data_ptr<double>();
 
   // The bug of kLocalLock: this lock lives in the worker's private memory.
   ProcessMutex private_lock(1);

@@ -87,6 +87,7 @@ TEST(ProcessMutex, WaiterBitmapShowsWhoWaits) {
     _exit(0);
   }
   for (int i = 0; i < 2000 && s->mutex.waiting_ranks() == 0; ++i) usleep(1000);
+  usleep(20000);  // the waiter bit is set just before blocking; let the child block
   EXPECT_EQ(s->mutex.waiting_ranks(), std::uint64_t{1} << 3);
   s->mutex.unlock();
   int status = 0;

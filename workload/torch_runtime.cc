@@ -21,16 +21,18 @@ void init_worker(const CellConfig& cell) {
   std::call_once(once, [&] { at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker)); });
 }
 
+// The runner keeps the workers' intra-op thread count too. Called after the forkserver started.
+void init_runner(const CellConfig& base) {
+  at::set_num_threads(static_cast<int>(base.workload.threads_per_worker));
+  set_environment_fact("intra_op_threads_runner", std::to_string(at::get_num_threads()));
+}
+
 [[maybe_unused]] const bool registered = [] {
   set_worker_init_hook(&init_worker);
+  set_runner_init_hook(&init_runner);
   set_environment_fact("libtorch", TORCH_VERSION);
   return true;
 }();
 }  // namespace
-
-void configure_runner_torch(int threads) {
-  at::set_num_threads(threads);
-  set_environment_fact("intra_op_threads_runner", std::to_string(at::get_num_threads()));
-}
 
 }  // namespace sharebench

@@ -69,6 +69,12 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank);
 using WorkerInitHook = void (*)(const CellConfig&);
 void set_worker_init_hook(WorkerInitHook hook);
 
+// A hook the runner process runs once, after the forkserver has been started and before any cell
+// (LibTorch sets the runner's thread count here). Like the worker hook, set at static-init time.
+using RunnerInitHook = void (*)(const CellConfig&);
+void set_runner_init_hook(RunnerInitHook hook);
+void run_runner_init_hook(const CellConfig& base);
+
 // Call first thing in main(): if argv asks for spawn's worker mode, runs the worker and returns
 // true with its exit code in *exit_code.
 bool maybe_run_as_worker(int argc, char** argv, int* exit_code);

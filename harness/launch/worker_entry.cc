@@ -37,6 +37,15 @@ std::int64_t monotonic_ns() {
 
 void set_worker_init_hook(WorkerInitHook hook) { g_init_hook = hook; }
 
+namespace {
+RunnerInitHook g_runner_hook = nullptr;
+}  // namespace
+
+void set_runner_init_hook(RunnerInitHook hook) { g_runner_hook = hook; }
+void run_runner_init_hook(const CellConfig& base) {
+  if (g_runner_hook) g_runner_hook(base);
+}
+
 int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   HarnessBlock* block = nullptr;
   try {

@@ -137,22 +137,32 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
   return rep;
 }
 
-std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions) {
-  const CellConfig& c = cell.config;
+std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
   const WorkloadOptions& w = c.workload;
-  WorkloadOptions d;
-  std::string cmd = fmt::format("{} run --scenario {} --start {} --procs {} --steps {} --seed {}", binary,
-                                c.scenario_variant(), to_string(c.start), c.procs, w.steps, w.seed);
-  if (repetitions != 1) cmd += fmt::format(" --repetitions {}", repetitions);
-  if (w.batch != d.batch) cmd += fmt::format(" --batch {}", w.batch);
-  if (w.lr != d.lr) cmd += fmt::format(" --lr {}", w.lr);
-  if (w.momentum != d.momentum) cmd += fmt::format(" --momentum {}", w.momentum);
-  if (w.hidden != d.hidden) cmd += fmt::format(" --hidden {}", w.hidden);
-  if (w.threads_per_worker != d.threads_per_worker) cmd += fmt::format(" --threads {}", w.threads_per_worker);
-  if (w.step_delay_us != d.step_delay_us) cmd += fmt::format(" --step-delay-us {}", w.step_delay_us);
-  CellConfig dc;
-  if (c.hang_timeout_s != dc.hang_timeout_s) cmd += fmt::format(" --hang-timeout {}", c.hang_timeout_s);
-  if (c.deadline_s != dc.deadline_s) cmd += fmt::format(" --deadline {}", c.deadline_s);
+  const WorkloadOptions d;
+  const CellConfig dc;
+  std::vector<std::string> args{"run", "--scenario", c.scenario_variant(), "--start", std::string(to_string(c.start)),
+                                "--procs", std::to_string(c.procs), "--steps", std::to_string(w.steps),
+                                "--seed", std::to_string(w.seed)};
+  auto add = [&](const char* flag, const std::string& value) {
+    args.emplace_back(flag);
+    args.push_back(value);
+  };
+  if (repetitions != 1) add("--repetitions", std::to_string(repetitions));
+  if (w.batch != d.batch) add("--batch", std::to_string(w.batch));
+  if (w.lr != d.lr) add("--lr", fmt::format("{}", w.lr));
+  if (w.momentum != d.momentum) add("--momentum", fmt::format("{}", w.momentum));
+  if (w.hidden != d.hidden) add("--hidden", std::to_string(w.hidden));
+  if (w.threads_per_worker != d.threads_per_worker) add("--threads", std::to_string(w.threads_per_worker));
+  if (w.step_delay_us != d.step_delay_us) add("--step-delay-us", std::to_string(w.step_delay_us));
+  if (c.hang_timeout_s != dc.hang_timeout_s) add("--hang-timeout", fmt::format("{}", c.hang_timeout_s));
+  if (c.deadline_s != dc.deadline_s) add("--deadline", fmt::format("{}", c.deadline_s));
+  return args;
+}
+
+std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions) {
+  std::string cmd = binary;
+  for (const std::string& a : repro_args(cell.config, repetitions)) cmd += " " + a;
   return cmd;
 }
 

@@ -36,6 +36,9 @@ RunOutcome run_matrix(const RunnerOptions& options);
 // Runs one repetition of one cell; exposed for tests.
 Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes, bool gdb_stacks = false);
 
+// The arguments (after the binary) of a run that re-runs exactly this cell. None needs shell
+// quoting: names, numbers and flags only.
+std::vector<std::string> repro_args(const CellConfig& cell, int repetitions);
 // The command that re-runs exactly this cell.
 std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions);
 

@@ -21,7 +21,7 @@ namespace sharebench {
 
 struct LockResult {
   bool recovered_owner_death = false;  // the previous owner died holding the lock
-  std::int64_t waited_ns = 0;          // time blocked; 0 when the lock was free
+  std::int64_t waited_ns = 0;          // time inside the lock call (tens of ns when it was free)
 };
 
 class ProcessMutex {

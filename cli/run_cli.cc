@@ -1,0 +1,62 @@
+// The sharebench command line as a library function, so a project with its own scenarios can make
+// its own binary with every command (examples/counter). Before anything else it checks for spawn's
+// hidden worker mode; the run command starts the forkserver before LibTorch is initialised.
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "cli/run_cli.h"
+#include "harness/launch/launcher.h"
+
+namespace sharebench::cli {
+int usage_error(const std::string& message) {
+  std::string line = message;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
+  return kExitUsage;
+}
+}  // namespace sharebench::cli
+
+namespace sharebench {
+
+int run_cli(int argc, char** argv) {
+  int worker_exit = 0;
+  if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
+
+  CLI::App app{"sharebench: benchmark and check strategies for sharing one PyTorch model between processes"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "sharebench 0.1.0");
+  auto run = sharebench::cli::add_run_command(app, argc, argv);
+  auto list = sharebench::cli::add_list_command(app);
+  auto report = sharebench::cli::add_report_command(app);
+  auto compare = sharebench::cli::add_compare_command(app);
+  auto repro = sharebench::cli::add_repro_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
+  }
+  try {
+    for (CLI::App* sub : app.get_subcommands()) {
+      if (sub->get_name() == "run") return run();
+      if (sub->get_name() == "list") return list();
+      if (sub->get_name() == "report") return report();
+      if (sub->get_name() == "compare") return compare();
+      if (sub->get_name() == "repro") return repro();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());
+    return sharebench::cli::kExitInternal;
+  }
+  return sharebench::cli::kExitInternal;
+}
+
+}  // namespace sharebench

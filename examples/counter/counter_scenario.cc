@@ -1,0 +1,60 @@
+// Scenario `counter`: workers add to one shared counter, under the process-shared mutex or (the
+// planted bug) under none. Every launcher, the watchdog, the results file and every report work
+// for it unchanged.
+#include <atomic>
+
+#include <fmt/format.h>
+
+#include "harness/scenario/scenario.h"
+#include "harness/sync/process_mutex.h"
+
+namespace {
+
+struct SharedCounter {
+  sharebench::ProcessMutex mutex;
+  std::int64_t value = 0;
+};
+
+class CounterScenario : public sharebench::Scenario {
+ public:
+  explicit CounterScenario(const sharebench::CellConfig& c) : cell_(c) {}
+
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<SharedCounter>("counter"); }
+
+  void work(sharebench::WorkerContext& ctx) override {
+    auto* counter = ctx.arena().lookup<SharedCounter>("counter");
+    ctx.wait_for_start();
+    for (std::int64_t i = 0; i < cell_.workload.steps; ++i) {
+      if (cell_.variant == "locked") {
+        sharebench::ProcessLockGuard guard(counter->mutex, ctx.rank());
+        counter->value = counter->value + 1;
+      } else {
+        volatile std::int64_t* v = &counter->value;  // a read and a write another worker can interleave
+        *v = *v + 1;
+      }
+      ctx.beat(i + 1);
+    }
+  }
+
+  void check(sharebench::CheckContext& ctx) override {
+    auto* counter = ctx.arena().lookup<SharedCounter>("counter");
+    const std::int64_t expected = cell_.workload.steps * cell_.procs;
+    if (!ctx.all_completed()) {
+      ctx.check("count", sharebench::Verdict::kUnknown, std::nullopt, "a worker did not finish");
+      return;
+    }
+    ctx.check("count", counter->value == expected ? sharebench::Verdict::kPass : sharebench::Verdict::kFail,
+              static_cast<double>(expected - counter->value),
+              fmt::format("counter {} after {} increments", counter->value, expected));
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
+}  // namespace
+
+SHAREBENCH_SCENARIO(CounterScenario, "counter")
+    ->Describe("increment one shared counter")
+    ->Variant("locked", "every increment under the process-shared mutex")
+    ->KnownBug("unlocked", "increments with no lock lose updates", sharebench::Expectation{{"count"}, {}});
