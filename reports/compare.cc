@@ -93,6 +93,10 @@ Comparison compare_runs(const RunResult& base, const RunResult& candidate, const
       out.changes.push_back(std::move(m));
     }
 
+    if (b->config.to_json() != cand.config.to_json()) {
+      out.warnings.push_back(fmt::format("{} ran with different options: base {} against candidate {}", id,
+                                         b->config.to_json(), cand.config.to_json()));
+    }
     if (b->as_expected() && !cand.as_expected()) {
       std::string why;
       for (const auto& r : cand.repetitions) {

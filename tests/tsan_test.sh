@@ -39,4 +39,9 @@ grep -q 'WARNING: ThreadSanitizer: lock-order-inversion' "$out/staggered.tsan" |
 run same-order --scenario deadlock/same-order --steps 200
 grep -q 'WARNING: ThreadSanitizer' "$out/same-order.tsan" && { fail "same-order: TSan reported something"; head -60 "$out/same-order.tsan"; }
 
+# `repro --under tsan` re-runs a cell of a results file in the TSan build and thread mode.
+SHAREBENCH_TSAN_BINARY=$bin "$bin" repro "$out/hogwild/results.json" 'hogwild/lock-free@thread:2' --under tsan \
+  >/dev/null 2>"$out/repro.tsan"
+grep -q 'WARNING: ThreadSanitizer: data race' "$out/repro.tsan" || fail "repro --under tsan: no data race reported"
+
 exit $status

@@ -92,8 +92,8 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
     }
     if (!stalled.empty()) {
       sup.status = RunStatus::kHang;
-      sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}", limits.hang_timeout_s,
-                                fmt::join(stalled, ", "));
+      sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}{}", limits.hang_timeout_s,
+                                fmt::join(stalled, ", "), launching ? " while workers were still launching" : "");
       break;
     }
     if (now - start > deadline_after) {
