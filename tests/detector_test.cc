@@ -134,3 +134,35 @@ TEST(Detectors, GdbStacksOfAHungWorkerShowWhereItWaits) {
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Inference (seed 000 example 1): readers of shared parameters agree bit for bit with the runner;
+// a worker that writes during a read-only run is caught by both the checksum and the probes.
+class InferenceMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(InferenceMethods, ReadOnlyWorkersAgreeBitForBit) {
+  const Repetition rep = run_repetition(cell("inference", "read-only", GetParam(), 2, 200), 0, 64 << 20);
+  EXPECT_EQ(check_named(rep, "probe-identical").verdict, Verdict::kPass) << check_named(rep, "probe-identical").message;
+  EXPECT_EQ(check_named(rep, "parameters-unchanged").verdict, Verdict::kPass);
+  EXPECT_GT(rep.metrics.at("latency_p99_us"), 0);
+  EXPECT_GT(rep.metrics.at("scaling_efficiency"), 0);
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+}
+
+TEST_P(InferenceMethods, AWorkerThatWritesIsCaught) {
+  const Repetition rep = run_repetition(cell("inference", "writer", GetParam(), 2, 200), 0, 64 << 20);
+  EXPECT_EQ(check_named(rep, "parameters-unchanged").verdict, Verdict::kFail);
+  EXPECT_EQ(check_named(rep, "probe-identical").verdict, Verdict::kFail);
+  EXPECT_EQ(check_named(rep, "probe-identical").value, 2.0);  // the writer and the reader both see it
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Detectors, InferenceMethods,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace sharebench
