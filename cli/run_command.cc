@@ -50,6 +50,8 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--momentum", w.momentum, "SGD momentum (its buffers are shared too)")->capture_default_str();
   cmd->add_option("--hidden", w.hidden, "width of the two hidden layers")->capture_default_str();
   cmd->add_option("--threads", w.threads_per_worker, "intra-op threads per worker")->capture_default_str();
+  cmd->add_option("--average-every", w.average_every, "averaging: steps between parameter-averaging rounds")
+      ->capture_default_str();
   cmd->add_option("--step-delay-us", w.step_delay_us, "pause after every step (slows a run on purpose)")
       ->capture_default_str();
   cmd->add_option("--hang-timeout", base.hang_timeout_s, "seconds without progress that make a hang")->capture_default_str();

@@ -166,3 +166,40 @@ INSTANTIATE_TEST_SUITE_P(Detectors, InferenceMethods,
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Averaging over shared-memory slots: correct replicas agree bit for bit after every round and
+// gradient averaging is large-batch SGD; a reader that does not wait for the writers, and a
+// replica that skips one round, are caught.
+class AveragingMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(AveragingMethods, ReplicasAgreeAndGradientsMatchLargeBatchSgd) {
+  for (const char* variant : {"params-shm", "grads-shm"}) {
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0, 64 << 20);
+    EXPECT_EQ(check_named(rep, "replicas-agree").verdict, Verdict::kPass) << variant;
+    EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
+  }
+  const Repetition grads = run_repetition(cell("averaging", "grads-shm", GetParam(), 2, 20), 0, 64 << 20);
+  EXPECT_EQ(check_named(grads, "matches-serial").verdict, Verdict::kPass) << check_named(grads, "matches-serial").message;
+}
+
+TEST_P(AveragingMethods, NoBarrierAndSkippedRoundAreCaught) {
+  const Repetition no_barrier = run_repetition(cell("averaging", "no-barrier", GetParam(), 2, 100), 0, 64 << 20);
+  EXPECT_EQ(check_named(no_barrier, "replicas-agree").verdict, Verdict::kFail);
+  EXPECT_TRUE(no_barrier.as_expected) << no_barrier.expectation_message;
+  const Repetition skip = run_repetition(cell("averaging", "skip-round", GetParam(), 2, 100), 0, 64 << 20);
+  const Check& agree = check_named(skip, "replicas-agree");
+  EXPECT_EQ(agree.verdict, Verdict::kFail);
+  EXPECT_EQ(agree.value, 1.0) << agree.message;  // exactly the skipped round
+  EXPECT_TRUE(skip.as_expected) << skip.expectation_message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Detectors, AveragingMethods,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace sharebench

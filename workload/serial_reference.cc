@@ -13,6 +13,47 @@ namespace sharebench {
 
 std::int64_t series_interval(std::int64_t steps) { return std::max<std::int64_t>(1, steps / 100); }
 
+namespace {
+std::vector<float> flatten(Mlp& model) {
+  std::vector<float> out;
+  for (const auto& p : model->parameters()) {
+    const auto c = p.detach().contiguous();
+    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+}  // namespace
+
+const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps) {
+  static std::mutex mu;
+  static std::map<std::string, SerialReference> cache;
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum, w.input,
+                                      w.hidden, w.classes, w.train_rows, w.test_rows, procs, steps);
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  SerialReference ref;
+  const Dataset data = make_dataset(w);
+  Mlp model = make_model(w);
+  const auto params = model->parameters();
+  std::vector<torch::Tensor> buffers;
+  for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::int64_t s = 0; s < steps; ++s) {
+    std::vector<torch::Tensor> xs, ys;
+    for (int r = 0; r < procs; ++r) {
+      xs.push_back(batch_x(data, w, s * procs + r));
+      ys.push_back(batch_y(data, w, s * procs + r));
+    }
+    compute_gradients(model, torch::cat(xs), torch::cat(ys));
+    apply_sgd(params, buffers, w.lr, w.momentum);
+  }
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ref.steps_per_s = elapsed > 0 ? steps / elapsed : 0;
+  ref.heldout_loss = heldout_loss(model, data);
+  ref.final_parameters = flatten(model);
+  return cache.emplace(key, std::move(ref)).first->second;
+}
+
 const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t total_steps) {
   static std::mutex mu;
   static std::map<std::string, SerialReference> cache;

@@ -15,9 +15,14 @@ struct SerialReference {
   double heldout_loss = 0;
   double steps_per_s = 0;
   std::vector<SeriesPoint> loss;  // mean training loss per window, as the workers record it
+  std::vector<float> final_parameters;  // every parameter, flattened in module order
 };
 
 const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t total_steps);
+
+// Large-batch SGD: each of `steps` steps trains on the `procs` batches t = s·procs + r
+// concatenated, the serial equivalent of averaging `procs` workers' gradients every step.
+const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps);
 
 // Points every this many steps so a run has about 100 points (WorkerSlot holds 512).
 std::int64_t series_interval(std::int64_t steps);

@@ -155,6 +155,7 @@ std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
   if (w.hidden != d.hidden) add("--hidden", std::to_string(w.hidden));
   if (w.threads_per_worker != d.threads_per_worker) add("--threads", std::to_string(w.threads_per_worker));
   if (w.step_delay_us != d.step_delay_us) add("--step-delay-us", std::to_string(w.step_delay_us));
+  if (w.average_every != d.average_every) add("--average-every", std::to_string(w.average_every));
   if (c.hang_timeout_s != dc.hang_timeout_s) add("--hang-timeout", fmt::format("{}", c.hang_timeout_s));
   if (c.deadline_s != dc.deadline_s) add("--deadline", fmt::format("{}", c.deadline_s));
   return args;

@@ -43,7 +43,8 @@ static json workload_json(const WorkloadOptions& w) {
               {"input", w.input},       {"hidden", w.hidden},
               {"classes", w.classes},   {"train_rows", w.train_rows},
               {"test_rows", w.test_rows}, {"threads_per_worker", w.threads_per_worker},
-              {"seed", w.seed},         {"step_delay_us", w.step_delay_us}};
+              {"seed", w.seed},         {"step_delay_us", w.step_delay_us},
+              {"average_every", w.average_every}};
 }
 
 std::string CellConfig::to_json() const {
@@ -79,6 +80,7 @@ CellConfig CellConfig::from_json(std::string_view text) {
   c.workload.threads_per_worker = w.at("threads_per_worker");
   c.workload.seed = w.at("seed");
   c.workload.step_delay_us = w.value("step_delay_us", std::int64_t{0});
+  c.workload.average_every = w.value("average_every", std::int64_t{10});
   return c;
 }
 

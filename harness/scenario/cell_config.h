@@ -32,6 +32,7 @@ struct WorkloadOptions {
   std::int64_t threads_per_worker = 1;  // intra-op threads in each worker
   std::uint64_t seed = 1;
   std::int64_t step_delay_us = 0;    // an artificial pause after every step: slows a run on purpose
+  std::int64_t average_every = 10;   // averaging: steps between parameter-averaging rounds
 };
 
 struct CellConfig {
