@@ -13,7 +13,9 @@ LockPolicy policy_for(const std::string& variant) {
 
 class LockedScenario : public SharedTrainingScenario {
  public:
-  explicit LockedScenario(const CellConfig& c) : SharedTrainingScenario(c, policy_for(c.variant)) {}
+  explicit LockedScenario(const CellConfig& c)
+      : SharedTrainingScenario(c, policy_for(c.variant),
+                               c.variant == "owner-death" ? Planted::kOwnerDeath : Planted::kNothing) {}
 };
 }  // namespace
 
@@ -23,6 +25,10 @@ SHAREBENCH_SCENARIO(LockedScenario, "locked")
     ->Variant("update-only", "gradients computed outside the lock; only the update is guarded")
     ->KnownBug("local-lock",
                "seed 000's mistake: each worker locks its own copy of the lock, excluding nobody",
-               Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}});
+               Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}})
+    ->KnownBug("owner-death",
+               "a fault: the last worker dies holding the lock halfway through; the others must recover "
+               "the lock and finish, with no hang",
+               Expectation{{"liveness"}, {"lost-updates", "convergence"}});
 
 }  // namespace sharebench

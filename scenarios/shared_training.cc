@@ -1,6 +1,10 @@
 // SharedTrainingScenario: the training loop shared by `locked` and `hogwild`, and its checks.
 #include "scenarios/shared_training.h"
 
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <thread>
 
@@ -40,13 +44,22 @@ class GuardedSection {
 };
 }  // namespace
 
+// A worker that dies in the middle of its critical section, without unlocking: the process is
+// killed; a thread (thread start method) ends itself without unwinding, so no destructor unlocks.
+// Either way the kernel marks the robust mutex owner-dead for the next locker.
+void SharedTrainingScenario::die_holding_the_lock() const {
+  if (cell_.start == StartMethod::kThread) ::syscall(SYS_exit, 0);
+  ::raise(SIGKILL);
+}
+
 void SharedTrainingScenario::setup(SetupContext& ctx) {
   const WorkloadOptions& w = cell_.workload;
   SharedArena& arena = ctx.arena();
-  arena.create<SharedState>(kStateRegion);
+  auto* state = arena.create<SharedState>(kStateRegion);
   publish_dataset(arena, make_dataset(w));
   Mlp model = make_model(w);
   publish_parameters(arena, *model, kParamsPrefix);
+  state->initial_checksum = parameter_checksum(*model);
   if (w.momentum > 0) parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/true);
   arena_tensor(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64);
 }
@@ -58,6 +71,12 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
   const Dataset data = bind_dataset(arena, w);
   Mlp model(w.input, w.hidden, w.classes);
   bind_parameters(arena, *model, kParamsPrefix);
+  if (planted_ == Planted::kForkedCopy) {
+    // The mistake: the worker trains a copy. After fork, a deep copy of a model (or gradients
+    // computed on one) lives in copy-on-write private pages; the shared parameters never move.
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.set_data(p.detach().clone());
+  }
   const auto params = model->parameters();
   std::vector<torch::Tensor> buffers;
   if (w.momentum > 0) buffers = parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/false);
@@ -84,6 +103,14 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
       case LockPolicy::kLocalLock: {
         ProcessLockGuard guard(lock, rank);
         wait_ns += guard.result().waited_ns;
+        if (guard.result().recovered_owner_death) {
+          // The dead owner never left its section: repair the instrumentation it left behind.
+          state->recovered_by.store(rank);
+          state->occupancy.store(0);
+        }
+        if (planted_ == Planted::kOwnerDeath && ctx.procs() >= 2 && rank == ctx.procs() - 1 && s == w.steps / 2) {
+          die_holding_the_lock();
+        }
         GuardedSection section(state->occupancy, canary, overlaps);
         loss = compute_gradients(model, x, y);
         apply_sgd(params, buffers, w.lr, w.momentum);
@@ -166,6 +193,29 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
                           : fmt::format("{} of {} updates were lost (canary {} after {} steps)", lost, steps,
                                         canary_min, steps));
     }
+  }
+
+  {
+    Mlp shared(w.input, w.hidden, w.classes);
+    bind_parameters(arena, *shared, kParamsPrefix);
+    const bool moved = parameter_checksum(*shared) != arena.lookup<SharedState>(kStateRegion)->initial_checksum;
+    ctx.check("updates-reached-model", moved ? Verdict::kPass : Verdict::kFail, moved ? 1.0 : 0.0,
+              moved ? "the shared parameters moved from their published values"
+                    : fmt::format("after {} training steps the shared parameters are bit for bit as published: no "
+                                  "update reached the shared model", steps));
+  }
+  if (planted_ == Planted::kOwnerDeath && ctx.cell().procs >= 2) {  // one process: nothing is planted
+    const auto* state = arena.lookup<SharedState>(kStateRegion);
+    const auto deaths = state->mutex.owner_deaths();
+    const auto by = state->recovered_by.load();
+    int survivors_done = 0;
+    for (const auto& wv : ctx.workers()) survivors_done += wv.completed ? 1 : 0;
+    const bool ok = deaths >= 1 && by >= 0 && survivors_done == ctx.cell().procs - 1;
+    ctx.check("owner-death-recovered", ok ? Verdict::kPass : Verdict::kFail, static_cast<double>(deaths),
+              ok ? fmt::format("rank {} died holding the lock; rank {} recovered it (EOWNERDEAD, made consistent) "
+                               "and the {} survivor(s) finished", ctx.cell().procs - 1, by, survivors_done)
+                 : fmt::format("owner deaths {}, recovered by rank {}, {} survivor(s) finished", deaths, by,
+                               survivors_done));
   }
 
   // Convergence against the serial reference of the same total steps.

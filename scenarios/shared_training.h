@@ -13,7 +13,9 @@
 //   - canary: 64 doubles read at the start of the guarded section and written back +1 at its
 //     end (the same read-modify-write shape as the parameters, spanning the section); total steps
 //     minus the canary is the number of lost updates.
+//   - updates-reached-model: the shared parameters' checksum moved from the published one.
 //   - convergence: held-out loss against the serial reference of the same total steps.
+//   - owner-death-recovered (owner-death only): a survivor recovered the dead owner's lock.
 #pragma once
 
 #include <atomic>
@@ -26,6 +28,14 @@ namespace sharebench {
 
 enum class LockPolicy { kWholeStep, kUpdateOnly, kNone, kLocalLock };
 
+// Faults and mistakes planted on top of a policy.
+enum class Planted {
+  kNothing,
+  kOwnerDeath,  // the last rank dies holding the lock halfway through (crash/owner-death)
+  kForkedCopy,  // workers train a private copy of the model: no update reaches the shared one
+                // (seed 002 example 1: gradients computed on a copy-on-write copy after fork)
+};
+
 // Convergence tolerance: a run passes when its held-out loss is at most
 // serial × (1 + kConvergenceRelTol) + kConvergenceAbsTol. Measured spread: docs/scenarios.md.
 inline constexpr double kConvergenceRelTol = 0.15;
@@ -34,7 +44,8 @@ inline constexpr int kCanaryElements = 64;
 
 class SharedTrainingScenario : public Scenario {
  public:
-  SharedTrainingScenario(const CellConfig& cell, LockPolicy policy) : cell_(cell), policy_(policy) {}
+  SharedTrainingScenario(const CellConfig& cell, LockPolicy policy, Planted planted = Planted::kNothing)
+      : cell_(cell), policy_(policy), planted_(planted) {}
   void setup(SetupContext& ctx) override;
   void work(WorkerContext& ctx) override;
   void check(CheckContext& ctx) override;
@@ -43,11 +54,15 @@ class SharedTrainingScenario : public Scenario {
   struct SharedState {
     ProcessMutex mutex{0};
     std::atomic<std::int32_t> occupancy{0};
+    std::uint64_t initial_checksum = 0;  // of the published parameters
+    std::atomic<std::int64_t> recovered_by{-1};  // rank that recovered a dead owner's lock
   };
   bool uses_lock() const { return policy_ != LockPolicy::kNone; }
+  [[noreturn]] void die_holding_the_lock() const;
 
   CellConfig cell_;
   LockPolicy policy_;
+  Planted planted_;
 };
 
 }  // namespace sharebench

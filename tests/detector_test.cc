@@ -203,3 +203,36 @@ INSTANTIATE_TEST_SUITE_P(Detectors, AveragingMethods,
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Faults and mistakes planted on the training scenarios: a worker that dies holding the lock is
+// recovered from (no hang) under every start method; a worker that trains a private copy is caught
+// because no update reaches the shared model.
+class PlantedTrainingMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(PlantedTrainingMethods, OwnerDeathIsRecoveredWithoutAHang) {
+  const Repetition rep = run_repetition(cell("locked", "owner-death", GetParam(), 2, 200), 0, 64 << 20);
+  EXPECT_EQ(rep.status, RunStatus::kWorkerFailed) << rep.status_message;
+  EXPECT_EQ(check_named(rep, "owner-death-recovered").verdict, Verdict::kPass)
+      << check_named(rep, "owner-death-recovered").message;
+  EXPECT_EQ(check_named(rep, "mutual-exclusion").verdict, Verdict::kPass);
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+}
+
+TEST_P(PlantedTrainingMethods, ForkedCopyNeverReachesTheSharedModel) {
+  const Repetition rep = run_repetition(cell("hogwild", "forked-copy", GetParam(), 2, 100), 0, 64 << 20);
+  EXPECT_EQ(check_named(rep, "updates-reached-model").verdict, Verdict::kFail);
+  EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
+  const Repetition clean = run_repetition(cell("hogwild", "lock-free", GetParam(), 2, 100), 0, 64 << 20);
+  EXPECT_EQ(check_named(clean, "updates-reached-model").verdict, Verdict::kPass);
+}
+
+INSTANTIATE_TEST_SUITE_P(Detectors, PlantedTrainingMethods,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace sharebench

@@ -10,6 +10,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/arena/shared_arena.h"
 #include "harness/env/environment.h"
@@ -78,12 +79,23 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     rep.metrics["launch_s_mean"] = launch_sum / launched;
   }
   int failed = 0;
-  for (const auto& w : rep.workers) failed += (w.exited && w.exit_code == 0) ? 0 : 1;
-  if (sup.status == RunStatus::kCompleted) {
+  std::vector<std::string> unfinished;
+  for (const auto& w : rep.workers) {
+    const bool finished = block.slots[w.rank].phase.load() == static_cast<std::int32_t>(WorkerPhase::kDone);
+    const bool clean_exit = w.exited && w.exit_code == 0;
+    failed += (clean_exit && finished) ? 0 : 1;
+    // A thread that ended itself leaves its host's exit code clean; its slot says it never finished.
+    if (clean_exit && !finished) unfinished.push_back(fmt::format("rank {} ended without finishing its work", w.rank));
+  }
+  if (sup.status == RunStatus::kCompleted && !unfinished.empty()) {
+    rep.status = RunStatus::kWorkerFailed;
+    rep.status_message = fmt::format("{}", fmt::join(unfinished, "; "));
+  }
+  if (sup.status == RunStatus::kCompleted && unfinished.empty()) {
     rep.checks.push_back(Check{"liveness", Verdict::kPass, 0.0, "every worker ran to completion and exited 0"});
   } else {
     rep.checks.push_back(Check{"liveness", Verdict::kFail, static_cast<double>(failed),
-                               fmt::format("{}: {}", to_string(sup.status), sup.message)});
+                               fmt::format("{}: {}", to_string(rep.status), rep.status_message)});
   }
 }
 
@@ -118,7 +130,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     rep.status = sup.status;
     rep.status_message = sup.message;
     rep.wall_s = sup.wall_s;
-    record_workers(sup, *block, launch_ns, rep);
+    record_workers(sup, *block, launch_ns, rep);  // may downgrade a completed run: see there
 
     CheckContext check(cell, arena, rep);
     try {
