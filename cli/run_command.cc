@@ -29,6 +29,7 @@ struct RunFlags {
   std::string out;
   int arena_mb = 256;
   std::string stacks = "auto";
+  std::vector<std::string> disabled_checks;
 };
 }  // namespace
 
@@ -60,6 +61,10 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 65536));
   cmd->add_option("--stacks", f->stacks, "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)")
       ->check(CLI::IsMember({"auto", "gdb", "proc"}))->capture_default_str();
+  cmd->add_option("--disable-check", f->disabled_checks,
+                  "detector self-test: drop these checks from the results, as if switched off; a planted bug "
+                  "only they catch then fails the run")
+      ->delimiter(',');
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
   cmd->add_option("--format", f->formats,
                   "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
@@ -95,6 +100,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.arena_bytes = static_cast<std::size_t>(f->arena_mb) << 20;
     options.command.assign(argv, argv + argc);
     options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.disabled_checks = f->disabled_checks;
     options.gdb_stacks = f->stacks == "gdb" || (f->stacks == "auto" && gdb_available());
     if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
     RunOutcome outcome;

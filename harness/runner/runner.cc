@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -105,7 +106,8 @@ void print_progress(std::size_t done, std::size_t total, const std::string& what
 }
 }  // namespace
 
-Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes, bool gdb_stacks) {
+Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes, bool gdb_stacks,
+                          const std::vector<std::string>& disabled_checks) {
   Repetition rep;
   rep.index = index;
   CellConfig cell = planned.config;
@@ -143,6 +145,14 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     rep.status = RunStatus::kError;
     rep.status_message = e.what();
     rep.checks.push_back(Check{"setup", Verdict::kUnknown, std::nullopt, e.what()});
+  }
+  if (!disabled_checks.empty()) {
+    rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),
+                                    [&](const Check& c) {
+                                      return std::find(disabled_checks.begin(), disabled_checks.end(), c.name) !=
+                                             disabled_checks.end();
+                                    }),
+                     rep.checks.end());
   }
   rep.verdict = overall_verdict(rep.checks);
   judge_against(planned.expected, rep);
@@ -213,7 +223,8 @@ RunOutcome run_matrix(const RunnerOptions& options) {
         if (done > 0) what += fmt::format(", about {:.0f} s left", elapsed / done * (total - done));
         print_progress(done, total, what, elapsed);
       }
-      cell.repetitions.push_back(run_repetition(planned, i, options.arena_bytes, options.gdb_stacks));
+      cell.repetitions.push_back(
+          run_repetition(planned, i, options.arena_bytes, options.gdb_stacks, options.disabled_checks));
     }
     run.cells.push_back(std::move(cell));
     ++done;

@@ -22,6 +22,7 @@ struct RunnerOptions {
   std::size_t arena_bytes = 256u << 20;
   bool progress = false;          // a live progress line on stderr
   bool gdb_stacks = false;        // on a hang, take every stuck process's stacks with gdb
+  std::vector<std::string> disabled_checks;  // detector self-test: drop these checks' results
 };
 
 struct RunOutcome {
@@ -34,7 +35,8 @@ struct RunOutcome {
 RunOutcome run_matrix(const RunnerOptions& options);
 
 // Runs one repetition of one cell; exposed for tests.
-Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes, bool gdb_stacks = false);
+Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes, bool gdb_stacks = false,
+                          const std::vector<std::string>& disabled_checks = {});
 
 // The arguments (after the binary) of a run that re-runs exactly this cell. None needs shell
 // quoting: names, numbers and flags only.
