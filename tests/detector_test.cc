@@ -236,3 +236,30 @@ INSTANTIATE_TEST_SUITE_P(Detectors, PlantedTrainingMethods,
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Torn reads (seed 004): a lock per element access lets a reader copy half of one version and
+// half of the next; the version stripes catch it under every start method, and the whole-array
+// lock is clean.
+class SnapshotMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(SnapshotMethods, ElementLockTearsAndWholeLockDoesNot) {
+  const Repetition torn = run_repetition(cell("snapshot", "element-lock", GetParam(), 2, 50), 0, 16 << 20);
+  const Check& t = check_named(torn, "consistent-snapshots");
+  EXPECT_EQ(t.verdict, Verdict::kFail);
+  EXPECT_GE(*t.value, 1.0) << t.message;
+  EXPECT_TRUE(torn.as_expected) << torn.expectation_message;
+  const Repetition whole = run_repetition(cell("snapshot", "whole-lock", GetParam(), 3, 200), 0, 16 << 20);
+  EXPECT_EQ(check_named(whole, "consistent-snapshots").verdict, Verdict::kPass);
+  EXPECT_GT(whole.metrics.count("steps_total"), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Detectors, SnapshotMethods,
+                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
+                                           StartMethod::kThread),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace sharebench

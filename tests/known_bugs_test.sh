@@ -20,7 +20,8 @@ code=$?
 for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwild/forked-copy:updates-reached-model \
             deadlock/lock-order:liveness deadlock/lock-order:deadlock-free deadlock/lock-order:lock-order \
             deadlock/lock-order-staggered:lock-order inference/writer:parameters-unchanged \
-            inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree; do
+            inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree \
+            snapshot/element-lock:consistent-snapshots; do
   variant=${pair%%:*}
   check=${pair#*:}
   "$bin" run --scenario "$variant" --start fork --procs 2 "${quick[@]}" --disable-check "$check" \

@@ -1,0 +1,140 @@
+// Scenario `snapshot` (seed 004; the catalogue's locked/element-lock): one writer keeps
+// replacing a shared array of weights, version after version, while readers copy it to compute
+// with. Version stripes are the detector: round v writes v into every element, so a reader's
+// snapshot must hold a single version; two versions in one snapshot is a torn read.
+//   whole-lock     the writer holds the lock for a whole round, a reader for a whole copy: clean
+//   element-lock   (known bug) the lock is taken per element access, as multiprocessing.Array's
+//                  built-in lock is: every access is atomic, the loop is not. A rendezvous makes
+//                  the first snapshot straddle a write (it orders the workers; it guards no data).
+// Rank 0 writes; every other rank reads until the writer is done.
+#include <algorithm>
+#include <atomic>
+
+#include <fmt/format.h>
+
+#include "harness/scenario/scenario.h"
+#include "harness/sync/process_barrier.h"
+#include "harness/sync/process_mutex.h"
+
+namespace sharebench {
+
+namespace {
+constexpr const char* kState = "snapshot.state";
+constexpr const char* kArray = "snapshot.array";
+// Small enough that a per-element-locked round stays cheap: every lock call reads the clock twice,
+// about 1 µs a lock on this VM (docs/known-bugs.md).
+constexpr std::int64_t kElements = 1024;
+// Writer rounds: min(--steps, this). Under per-element locks a round is 1024 contended lock
+// operations (futex calls), about 10 ms with a reader beside it; 200 rounds catch the bug
+// hundreds of times over.
+constexpr std::int64_t kMaxRounds = 200;
+
+struct SnapshotState {
+  explicit SnapshotState(int procs) : rendezvous(static_cast<std::uint32_t>(procs)) {}
+  ProcessMutex lock{0};
+  ProcessBarrier rendezvous;
+  std::atomic<std::int32_t> writer_done{0};
+  std::atomic<std::int64_t> snapshots{0};
+  std::atomic<std::int64_t> torn{0};
+  std::atomic<std::int64_t> worst_spread{0};  // versions between the oldest and newest element seen
+};
+
+class SnapshotScenario : public Scenario {
+ public:
+  explicit SnapshotScenario(const CellConfig& c) : cell_(c), per_element_(c.variant == "element-lock") {}
+
+  void setup(SetupContext& ctx) override {
+    ctx.arena().create<SnapshotState>(kState, cell_.procs);
+    ctx.arena().allocate(kArray, sizeof(float) * kElements);  // version 0 everywhere
+  }
+
+  void work(WorkerContext& ctx) override {
+    auto* s = ctx.arena().lookup<SnapshotState>(kState);
+    auto* array = static_cast<float*>(ctx.arena().get(kArray));
+    const int rank = ctx.rank();
+    const bool force = per_element_ && ctx.procs() >= 2;
+    ctx.wait_for_start();
+    if (rank == 0) {
+      const std::int64_t rounds = std::min(cell_.workload.steps, kMaxRounds);
+      for (std::int64_t v = 1; v <= rounds; ++v) {
+        if (force && v == 1) s->rendezvous.wait();  // a reader is halfway through its first copy
+        write_round(*s, array, static_cast<float>(v), rank);
+        if (force && v == 1) s->rendezvous.wait();  // let it finish the copy
+        ctx.beat(v);
+      }
+      s->writer_done.store(1, std::memory_order_release);
+      return;
+    }
+    std::vector<float> copy(kElements);
+    std::int64_t n = 0;
+    bool first = true;
+    while (s->writer_done.load(std::memory_order_acquire) == 0 || first) {
+      if (per_element_) {
+        for (std::int64_t i = 0; i < kElements; ++i) {
+          if (force && first && rank == 1 && i == kElements / 2) {
+            s->rendezvous.wait();
+            s->rendezvous.wait();
+          }
+          ProcessLockGuard g(s->lock, rank);
+          copy[i] = array[i];
+        }
+        if (force && first && rank != 1) {  // other readers keep the rendezvous count whole
+          s->rendezvous.wait();
+          s->rendezvous.wait();
+        }
+      } else {
+        ProcessLockGuard g(s->lock, rank);
+        std::copy(array, array + kElements, copy.begin());
+      }
+      first = false;
+      const auto [lo, hi] = std::minmax_element(copy.begin(), copy.end());
+      const auto spread = static_cast<std::int64_t>(*hi - *lo);
+      if (spread != 0) s->torn.fetch_add(1);
+      std::int64_t worst = s->worst_spread.load();
+      while (spread > worst && !s->worst_spread.compare_exchange_weak(worst, spread)) {
+      }
+      s->snapshots.fetch_add(1);
+      ctx.beat(++n);
+    }
+  }
+
+  void check(CheckContext& ctx) override {
+    auto* s = ctx.arena().lookup<SnapshotState>(kState);
+    const auto torn = s->torn.load(), snapshots = s->snapshots.load();
+    ctx.metric("snapshots", static_cast<double>(snapshots));
+    ctx.metric("torn_snapshots", static_cast<double>(torn));
+    if (cell_.procs < 2) {
+      ctx.check("consistent-snapshots", Verdict::kPass, 0.0, "no reader: one process only writes");
+      return;
+    }
+    ctx.check("consistent-snapshots", torn == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(torn),
+              torn == 0 ? fmt::format("all {} snapshots held a single version", snapshots)
+                        : fmt::format("{} of {} snapshots mixed versions (up to {} apart): torn reads", torn, snapshots,
+                                      s->worst_spread.load()));
+  }
+
+ private:
+  void write_round(SnapshotState& s, float* array, float version, int rank) const {
+    if (per_element_) {
+      for (std::int64_t i = 0; i < kElements; ++i) {
+        ProcessLockGuard g(s.lock, rank);
+        array[i] = version;
+      }
+    } else {
+      ProcessLockGuard g(s.lock, rank);
+      std::fill(array, array + kElements, version);
+    }
+  }
+
+  CellConfig cell_;
+  bool per_element_;
+};
+}  // namespace
+
+SHAREBENCH_SCENARIO(SnapshotScenario, "snapshot")
+    ->Describe("one writer replaces a shared array version after version while readers copy it")
+    ->Variant("whole-lock", "the lock covers a whole write and a whole copy")
+    ->KnownBug("element-lock", "seed 004: a lock per element access; each access is atomic, the loop is not",
+               Expectation{{"consistent-snapshots"}, {}});
+
+}  // namespace sharebench
