@@ -27,7 +27,7 @@ SHAREBENCH_SCENARIO(LockedScenario, "locked")
                "seed 000's mistake: each worker locks its own copy of the lock, excluding nobody",
                Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}})
     ->KnownBug("owner-death",
-               "a fault: the last worker dies holding the lock halfway through; the others must recover "
+               "a fault: the last worker dies holding the lock in its first step; the others must recover "
                "the lock and finish, with no hang",
                Expectation{{"liveness"}, {"lost-updates", "convergence"}});
 

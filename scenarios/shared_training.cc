@@ -98,6 +98,14 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
     const torch::Tensor x = batch_x(data, w, t);
     const torch::Tensor y = batch_y(data, w, t);
     double loss = 0;
+    if (planted_ == Planted::kOwnerDeath && ctx.procs() >= 2 && rank != ctx.procs() - 1 && s == 0) {
+      // Order, not protect: the others take their first lock only once the victim holds it and is
+      // dying, so somebody is certain to meet the dead owner.
+      while (state->owner_dying.load() == 0) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        ctx.beat(0);
+      }
+    }
     switch (policy_) {
       case LockPolicy::kWholeStep:
       case LockPolicy::kLocalLock: {
@@ -108,7 +116,8 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
           state->recovered_by.store(rank);
           state->occupancy.store(0);
         }
-        if (planted_ == Planted::kOwnerDeath && ctx.procs() >= 2 && rank == ctx.procs() - 1 && s == w.steps / 2) {
+        if (planted_ == Planted::kOwnerDeath && ctx.procs() >= 2 && rank == ctx.procs() - 1 && s == 0) {
+          state->owner_dying.store(1);
           die_holding_the_lock();
         }
         GuardedSection section(state->occupancy, canary, overlaps);

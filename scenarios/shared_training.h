@@ -31,7 +31,7 @@ enum class LockPolicy { kWholeStep, kUpdateOnly, kNone, kLocalLock };
 // Faults and mistakes planted on top of a policy.
 enum class Planted {
   kNothing,
-  kOwnerDeath,  // the last rank dies holding the lock halfway through (crash/owner-death)
+  kOwnerDeath,  // the last rank dies holding the lock in its first step (crash/owner-death)
   kForkedCopy,  // workers train a private copy of the model: no update reaches the shared one
                 // (seed 002 example 1: gradients computed on a copy-on-write copy after fork)
 };
@@ -56,6 +56,7 @@ class SharedTrainingScenario : public Scenario {
     std::atomic<std::int32_t> occupancy{0};
     std::uint64_t initial_checksum = 0;  // of the published parameters
     std::atomic<std::int64_t> recovered_by{-1};  // rank that recovered a dead owner's lock
+    std::atomic<std::int32_t> owner_dying{0};    // owner-death: the victim holds the lock and dies
   };
   bool uses_lock() const { return policy_ != LockPolicy::kNone; }
   [[noreturn]] void die_holding_the_lock() const;

@@ -14,8 +14,9 @@ test -f "$out/prefix/lib/cmake/sharebench/sharebenchConfig.cmake"
 cmake -S "$src/examples/counter" -B "$out/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_PREFIX_PATH="$out/prefix" >"$out/configure.log"
 cmake --build "$out/build" >"$out/build.log"
-"$out/build/counter-bench" list | grep -q 'counter/unlocked (known bug)'
-"$out/build/counter-bench" run --scenario counter --known-bugs --start fork,spawn,forkserver,thread --procs 1,2 \
-  --steps 200000 --out "$out/run" --format console,md
-grep -q 'counter/unlocked@fork:2' "$out/run/report.md"
+"$out/build/counter-bench" list | grep -q 'counter/locked'
+"$out/build/counter-bench" run --scenario counter --start fork,spawn,forkserver,thread --procs 1,2 \
+  --steps 20000 --out "$out/run" --format console,md
+grep -q 'counter/locked@forkserver:2' "$out/run/report.md"
+grep -q '"name": "count"' "$out/run/results.json"
 echo "installed package: built and ran the out-of-tree scenario"
