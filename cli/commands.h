@@ -5,9 +5,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "harness/results/results.h"
 
 namespace sharebench::cli {
 
@@ -18,6 +21,10 @@ inline constexpr int kExitInternal = 3;
 
 // Prints "sharebench: error: MESSAGE" as exactly one line on stderr; returns kExitUsage.
 int usage_error(const std::string& message);
+
+// Reads a results file for a reading command; on a foreign or malformed file prints the one-line
+// error and returns nullopt (the caller exits with kExitUsage).
+std::optional<RunResult> load_results_or_report(const std::string& path);
 
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);

@@ -25,14 +25,11 @@ std::function<int()> add_compare_command(CLI::App& app) {
   cmd->add_option("--format", f->format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
   cmd->add_option("--out", f->out, "write the comparison to this file instead of stdout");
   return [f] {
-    RunResult base, candidate;
-    try {
-      base = read_results_file(f->base);
-      candidate = read_results_file(f->candidate);
-    } catch (const ResultsFormatError& e) {
-      return usage_error(e.what());
-    }
-    const Comparison c = compare_runs(base, candidate, f->options);
+    const std::optional<RunResult> base = load_results_or_report(f->base);
+    if (!base) return kExitUsage;
+    const std::optional<RunResult> candidate = load_results_or_report(f->candidate);
+    if (!candidate) return kExitUsage;
+    const Comparison c = compare_runs(*base, *candidate, f->options);
     const std::string text = f->format == "json" ? render_comparison_json(c, f->options)
                                                  : render_comparison_markdown(c, f->options);
     if (f->out.empty()) {

@@ -25,12 +25,9 @@ std::function<int()> add_report_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", f->out, "directory for the files (default: the results file's directory)");
   return [f] {
-    RunResult run;
-    try {
-      run = read_results_file(f->results);
-    } catch (const ResultsFormatError& e) {
-      return usage_error(e.what());
-    }
+    const std::optional<RunResult> loaded = load_results_or_report(f->results);
+    if (!loaded) return kExitUsage;
+    const RunResult& run = *loaded;
     namespace fs = std::filesystem;
     std::string dir = f->out;
     if (dir.empty()) dir = fs::path(f->results).parent_path().string();

@@ -48,12 +48,9 @@ std::function<int()> add_repro_command(CLI::App& app) {
       ->check(CLI::IsMember({"gdb", "tsan"}));
   cmd->add_flag("--dry-run", f->dry_run, "print the command instead of running it");
   return [f] {
-    RunResult run;
-    try {
-      run = read_results_file(f->results);
-    } catch (const ResultsFormatError& e) {
-      return usage_error(e.what());
-    }
+    const std::optional<RunResult> loaded = load_results_or_report(f->results);
+    if (!loaded) return kExitUsage;
+    const RunResult& run = *loaded;
     const CellResult* found = nullptr;
     std::string ids;
     for (const auto& c : run.cells) {

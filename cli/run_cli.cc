@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_cli.h"
+#include "harness/results/results_json.h"
 #include "harness/launch/launcher.h"
 
 namespace sharebench::cli {
@@ -16,6 +17,15 @@ int usage_error(const std::string& message) {
   }
   std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
   return kExitUsage;
+}
+
+std::optional<RunResult> load_results_or_report(const std::string& path) {
+  try {
+    return read_results_file(path);
+  } catch (const ResultsFormatError& e) {
+    usage_error(e.what());
+    return std::nullopt;
+  }
 }
 }  // namespace sharebench::cli
 

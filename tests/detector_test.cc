@@ -6,6 +6,14 @@
 #include "harness/runner/runner.h"
 #include "harness/scenario/scenario.h"
 
+// Instantiates a parameterised suite once per start method, named after it.
+#define SHAREBENCH_FOR_EVERY_START_METHOD(Suite)                                                            \
+  INSTANTIATE_TEST_SUITE_P(Detectors, Suite,                                                                \
+                           ::testing::Values(::sharebench::StartMethod::kFork, ::sharebench::StartMethod::kSpawn, \
+                                             ::sharebench::StartMethod::kForkserver,                        \
+                                             ::sharebench::StartMethod::kThread),                           \
+                           [](const auto& info) { return std::string(::sharebench::to_string(info.param)); })
+
 namespace sharebench {
 namespace {
 
@@ -60,10 +68,7 @@ TEST_P(Methods, HogwildConvergesAndReportsLostUpdates) {
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, Methods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(Methods);
 
 TEST(Detectors, OneWorkerLocalLockIsNotABug) {
   // With one process there is nobody to exclude: the variant must come out clean.
@@ -116,10 +121,7 @@ TEST_P(DeadlockMethods, SameOrderIsClean) {
   EXPECT_TRUE(rep.as_expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, DeadlockMethods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(DeadlockMethods);
 
 TEST(Detectors, GdbStacksOfAHungWorkerShowWhereItWaits) {
   PlannedCell c = cell("deadlock", "lock-order", StartMethod::kFork, 2);
@@ -159,10 +161,7 @@ TEST_P(InferenceMethods, AWorkerThatWritesIsCaught) {
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, InferenceMethods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(InferenceMethods);
 
 }  // namespace
 }  // namespace sharebench
@@ -196,10 +195,7 @@ TEST_P(AveragingMethods, NoBarrierAndSkippedRoundAreCaught) {
   EXPECT_TRUE(skip.as_expected) << skip.expectation_message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, AveragingMethods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(AveragingMethods);
 
 }  // namespace
 }  // namespace sharebench
@@ -229,10 +225,7 @@ TEST_P(PlantedTrainingMethods, ForkedCopyNeverReachesTheSharedModel) {
   EXPECT_EQ(check_named(clean, "updates-reached-model").verdict, Verdict::kPass);
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, PlantedTrainingMethods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(PlantedTrainingMethods);
 
 }  // namespace
 }  // namespace sharebench
@@ -256,10 +249,7 @@ TEST_P(SnapshotMethods, ElementLockTearsAndWholeLockDoesNot) {
   EXPECT_GT(whole.metrics.count("steps_total"), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Detectors, SnapshotMethods,
-                         ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver,
-                                           StartMethod::kThread),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+SHAREBENCH_FOR_EVERY_START_METHOD(SnapshotMethods);
 
 }  // namespace
 }  // namespace sharebench
