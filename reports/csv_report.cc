@@ -1,4 +1,5 @@
-// CSV report: one row per cell and repetition, quoted per RFC 4180, for spreadsheets and scripts.
+// CSV report: one row per cell and repetition, quoted per RFC 4180, for spreadsheets and scripts;
+// the environment and the cell's reproduce command in the last columns.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ const char* kMetrics[] = {"steps_per_s", "samples_per_s", "heldout_loss", "seria
 std::string render_csv(const RunResult& run) {
   std::string out = "run_id,cell,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s";
   for (const char* m : kMetrics) out += fmt::format(",{}", m);
-  out += ",failed_checks,cpu_model,cores,libtorch,blas,threads_per_worker\n";
+  out += ",failed_checks,cpu_model,cores,libtorch,blas,threads_per_worker,repro\n";
   auto env = [&](const char* key) {
     auto it = run.environment.find(key);
     return quote(it == run.environment.end() ? std::string() : it->second);
@@ -44,7 +45,7 @@ std::string render_csv(const RunResult& run) {
                          quote(c.config.scenario), quote(c.config.variant), to_string(c.config.start), c.config.procs,
                          r.index, to_string(r.status), to_string(r.verdict), r.as_expected ? "true" : "false", r.wall_s);
       for (const char* m : kMetrics) out += "," + metric(r, m);
-      out += "," + quote(failed) + "," + env_columns + "\n";
+      out += "," + quote(failed) + "," + env_columns + "," + quote(c.repro) + "\n";
     }
   }
   return out;

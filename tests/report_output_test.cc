@@ -44,7 +44,7 @@ TEST(CsvReport, OneRowPerCellAndRepetition) {
                        R"(\n20260101-000000-1,locked/whole-step@fork:2,locked,whole-step,fork,2,0,completed,pass,true,0,2500,80000,0\.88,)",
                        R"(\n20260101-000000-1,hogwild/lock-free@forkserver:4,hogwild,lock-free,forkserver,4,0,hang,fail,false,.*liveness=fail;convergence=unknown,Test CPU,)"});
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
-  expect_matches(csv, {R"(,Test CPU,2,1\.13\.0,/usr/lib/libopenblas\.so\.0,1\n)"});
+  expect_matches(csv, {R"(,Test CPU,2,1\.13\.0,/usr/lib/libopenblas\.so\.0,1,build/sharebench run --scenario locked/whole-step\n)"});
 }
 
 TEST(JunitReport, CaseperCheckAndFailuresWithMessages) {
