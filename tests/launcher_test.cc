@@ -6,7 +6,11 @@
 
 #include <cerrno>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include "tests/test_scenarios.h"
 
 #include "harness/runner/runner.h"
 
@@ -85,6 +89,32 @@ TEST_P(ProcessStartMethod, ReportsASignalAndReleasesTheSiblings) {
 INSTANTIATE_TEST_SUITE_P(Launchers, ProcessStartMethod,
                          ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+const Check& no_leaks(const Repetition& rep) {
+  for (const auto& c : rep.checks) {
+    if (c.name == "no-leaks") return c;
+  }
+  throw std::out_of_range("no no-leaks check");
+}
+
+TEST_P(EveryStartMethod, LeavesNothingBehind) {
+  for (const char* variant : {"ok", "hang"}) {
+    const Repetition rep = run_repetition(probe(variant, GetParam(), 2), 0, 16 << 20);
+    EXPECT_EQ(no_leaks(rep).verdict, Verdict::kPass) << variant << ": " << no_leaks(rep).message;
+  }
+}
+
+TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
+  const Repetition fd = run_repetition(probe("leak-fd", StartMethod::kFork, 1), 0, 16 << 20);
+  EXPECT_EQ(no_leaks(fd).verdict, Verdict::kFail);
+  EXPECT_NE(no_leaks(fd).message.find(fmt::format("({})", testing::leaked_fd)), std::string::npos) << no_leaks(fd).message;
+  ::close(testing::leaked_fd);
+  const Repetition shm = run_repetition(probe("leak-shm", StartMethod::kFork, 1), 0, 16 << 20);
+  ::shm_unlink(testing::kLeakedShm);
+  EXPECT_EQ(no_leaks(shm).verdict, Verdict::kFail);
+  EXPECT_NE(no_leaks(shm).message.find("/dev/shm entries left behind: sharebench-test-leak"), std::string::npos)
+      << no_leaks(shm).message;
+}
 
 }  // namespace
 }  // namespace sharebench

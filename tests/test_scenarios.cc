@@ -1,7 +1,9 @@
 // Test-only scenarios: see test_scenarios.h.
 #include "tests/test_scenarios.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,12 +14,20 @@
 
 namespace sharebench::testing {
 
+int leaked_fd = -1;
+
 namespace {
 class ProbeScenario : public Scenario {
  public:
   explicit ProbeScenario(const CellConfig& c) : cell_(c) {}
   void setup(SetupContext& ctx) override {
     ctx.arena().allocate(kProbeRegion, sizeof(std::int64_t) * ProcessMutex::kMaxRanks);
+    // Planted leaks for the leak check: a descriptor and a /dev/shm entry nobody releases.
+    if (cell_.variant == "leak-fd") leaked_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (cell_.variant == "leak-shm") {
+      const int fd = ::shm_open(kLeakedShm, O_CREAT | O_RDWR, 0600);
+      if (fd >= 0) ::close(fd);
+    }
   }
   void work(WorkerContext& ctx) override {
     auto* values = static_cast<std::int64_t*>(ctx.arena().get(kProbeRegion));
@@ -48,6 +58,8 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("ok", "all good")
     ->Variant("exit-code", "worker r exits r + 3")
     ->Variant("signal", "rank 1 dies of SIGKILL")
-    ->Variant("hang", "rank 0 stops making progress");
+    ->Variant("hang", "rank 0 stops making progress")
+    ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")
+    ->Variant("leak-shm", "the runner side creates a /dev/shm entry and never unlinks it");
 
 }  // namespace sharebench::testing

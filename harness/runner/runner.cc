@@ -19,6 +19,7 @@
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
+#include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
 #include "harness/watchdog/watchdog.h"
 
@@ -113,6 +114,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
   CellConfig cell = planned.config;
   cell.repetition = index;
   const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
+  const ResourceSnapshot resources_before = take_resource_snapshot();
   try {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
     SharedArena arena = SharedArena::create(arena_bytes);
@@ -146,6 +148,8 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     rep.status_message = e.what();
     rep.checks.push_back(Check{"setup", Verdict::kUnknown, std::nullopt, e.what()});
   }
+  // The arena, the scenario and every worker are gone by now: whatever remains is a leak.
+  rep.checks.push_back(compare_resources(resources_before, take_resource_snapshot()));
   if (!disabled_checks.empty()) {
     rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),
                                     [&](const Check& c) {
