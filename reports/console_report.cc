@@ -1,11 +1,16 @@
 // Console report writer.
 #include "reports/console_report.h"
 
+#include <cmath>
+#include <optional>
+
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "reports/report_writers.h"
 
 namespace sharebench {
 
@@ -13,18 +18,10 @@ namespace {
 // Stack lines shown per worker on the console; the results file keeps them all.
 constexpr int kMaxStackLines = 40;
 
-// Mean of a metric over the repetitions that have it.
+// The mean of a metric over a cell's repetitions, or nothing.
 std::optional<double> mean_metric(const CellResult& c, const std::string& name) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& r : c.repetitions) {
-    if (auto it = r.metrics.find(name); it != r.metrics.end()) {
-      sum += it->second;
-      ++n;
-    }
-  }
-  if (n == 0) return std::nullopt;
-  return sum / n;
+  const double v = cell_mean(c, name);
+  return std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
 std::string fixed(const std::optional<double>& v, int precision) {
