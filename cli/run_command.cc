@@ -77,6 +77,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     f->request.scenarios = f->scenarios;
     f->request.starts = f->starts;
     f->request.procs = f->procs;
+    if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
     std::vector<PlannedCell> cells;
     try {
       cells = plan_matrix(f->request);
@@ -102,7 +103,6 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.progress = ::isatty(STDERR_FILENO) != 0;
     options.disabled_checks = f->disabled_checks;
     options.gdb_stacks = f->stacks == "gdb" || (f->stacks == "auto" && gdb_available());
-    if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
     RunOutcome outcome;
     try {
       outcome = run_matrix(options);

@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -42,7 +44,7 @@ class WorkerGroup {
   // Sends `sig` to every worker still running (SIGSTOP freezes them for a consistent snapshot).
   virtual void send_all(int sig) = 0;
   // SIGKILLs every worker still running; their exits then come through wait_exits.
-  void kill_all() { send_all(9 /* SIGKILL */); }
+  void kill_all() { send_all(SIGKILL); }
   // Ranks not yet reported as exited.
   virtual int running() const = 0;
 };
