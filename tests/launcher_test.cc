@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include "harness/runner/leak_check.h"
 #include "tests/test_scenarios.h"
 
 #include "harness/runner/runner.h"
@@ -110,9 +111,9 @@ TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
   EXPECT_NE(no_leaks(fd).message.find(fmt::format("({})", testing::leaked_fd)), std::string::npos) << no_leaks(fd).message;
   ::close(testing::leaked_fd);
   const Repetition shm = run_repetition(probe("leak-shm", StartMethod::kFork, 1), 0, 16 << 20);
-  ::shm_unlink(testing::kLeakedShm);
+  ::shm_unlink(("/" + run_shm_prefix() + "leak").c_str());
   EXPECT_EQ(no_leaks(shm).verdict, Verdict::kFail);
-  EXPECT_NE(no_leaks(shm).message.find("/dev/shm entries left behind: sharebench-test-leak"), std::string::npos)
+  EXPECT_NE(no_leaks(shm).message.find("/dev/shm entries left behind: " + run_shm_prefix() + "leak"), std::string::npos)
       << no_leaks(shm).message;
 }
 

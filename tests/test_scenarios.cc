@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench::testing {
@@ -25,7 +26,7 @@ class ProbeScenario : public Scenario {
     // Planted leaks for the leak check: a descriptor and a /dev/shm entry nobody releases.
     if (cell_.variant == "leak-fd") leaked_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (cell_.variant == "leak-shm") {
-      const int fd = ::shm_open(kLeakedShm, O_CREAT | O_RDWR, 0600);
+      const int fd = ::shm_open(("/" + run_shm_prefix() + "leak").c_str(), O_CREAT | O_RDWR, 0600);
       if (fd >= 0) ::close(fd);
     }
   }

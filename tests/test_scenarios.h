@@ -4,11 +4,10 @@
 //   probe/signal    rank 1 kills itself with SIGKILL
 //   probe/hang      rank 0 stops beating and sleeps; the watchdog must call it a hang
 //   probe/leak-fd   setup() keeps a descriptor open (in `leaked_fd`, for the test to close)
-//   probe/leak-shm  setup() leaves /dev/shm/<kLeakedShm> behind
+//   probe/leak-shm  setup() leaves /dev/shm/<run_shm_prefix()>leak behind
 #pragma once
 
 namespace sharebench::testing {
 inline constexpr const char* kProbeRegion = "probe.values";
-inline constexpr const char* kLeakedShm = "/sharebench-test-leak";
 extern int leaked_fd;
 }  // namespace sharebench::testing

@@ -38,10 +38,15 @@ pid_t parent_of(const std::string& pid) {
 }
 }  // namespace
 
+std::string run_shm_prefix() { return fmt::format("sharebench-{}-", ::getpid()); }
+
 ResourceSnapshot take_resource_snapshot() {
   ResourceSnapshot s;
   for (const auto& name : list_dir("/proc/self/fd")) s.fds.insert(std::atoi(name.c_str()));
-  for (const auto& name : list_dir("/dev/shm")) s.shm.insert(name);
+  const std::string prefix = run_shm_prefix();
+  for (const auto& name : list_dir("/dev/shm")) {
+    if (name.rfind(prefix, 0) == 0) s.shm.insert(name);
+  }
   const pid_t self = ::getpid();
   const pid_t server = ForkServer::instance().pid();
   for (const auto& name : list_dir("/proc")) {

@@ -15,9 +15,14 @@
 
 namespace sharebench {
 
+// Named shared memory created for a run must be named with this prefix ("sharebench-<runner
+// pid>-"): the leak check counts only such /dev/shm entries, so other programs, and other runs
+// on the same machine, creating their own segments meanwhile are never blamed on this cell.
+std::string run_shm_prefix();
+
 struct ResourceSnapshot {
   std::set<int> fds;                 // this process's open descriptors
-  std::set<std::string> shm;         // names in /dev/shm
+  std::set<std::string> shm;         // names in /dev/shm that start with run_shm_prefix()
   std::vector<pid_t> descendants;    // processes whose parent is the runner or the forkserver
 };
 
