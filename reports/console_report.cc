@@ -5,11 +5,14 @@
 #include <optional>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "harness/env/environment.h"
 #include "reports/report_writers.h"
 
 namespace sharebench {
@@ -97,6 +100,20 @@ std::string render_console(const RunResult& run, bool colour) {
     out += fmt::format("  reproduce: {}\n", c.repro);
   }
 
+  // Why each skipped cell was skipped, once per distinct reason.
+  std::map<std::string, std::vector<std::string>> skip_reasons;
+  for (const CellResult& c : run.cells) {
+    for (const auto& r : c.repetitions) {
+      if (r.status == RunStatus::kSkipped) {
+        skip_reasons[r.status_message].push_back(c.config.id());
+        break;
+      }
+    }
+  }
+  for (const auto& [reason, ids] : skip_reasons) {
+    out += fmt::format("\n{} {}: {}\n", paint(colour, "33", "skipped"), fmt::join(ids, ", "), reason);
+  }
+
   out += fmt::format("\n{} cells: {} as expected ({} planted bugs caught, {} skipped), {} unexpected. Run {}.\n",
                      run.cells.size(), run.cells.size() - unexpected, caught, skipped, unexpected, run.status);
   const auto cores = run.environment.count("cores") ? std::atoi(run.environment.at("cores").c_str()) : 0;
@@ -105,6 +122,13 @@ std::string render_console(const RunResult& run, bool colour) {
   if (cores > 0 && max_procs > cores) {
     out += fmt::format("warning: up to {} worker threads on {} cores: throughput above {} processes measures "
                        "oversubscription, not scaling.\n", max_procs, cores, cores);
+  }
+  const bool any_thread_cells = std::any_of(run.cells.begin(), run.cells.end(),
+                                            [](const CellResult& c) { return c.config.start == StartMethod::kThread; });
+  if (any_thread_cells && blas_unsafe_for_threads(run.environment)) {
+    out += fmt::format("warning: this BLAS ({}) is not safe for concurrent calls: cells under --start thread may "
+                       "compute wrong results. Install libopenblas0-pthread (ci/setup does).\n",
+                       run.environment.at("blas_config"));
   }
   auto env = [&](const char* key) {
     auto it = run.environment.find(key);

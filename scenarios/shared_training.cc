@@ -50,6 +50,7 @@ class GuardedSection {
 void SharedTrainingScenario::die_holding_the_lock() const {
   if (cell_.start == StartMethod::kThread) ::syscall(SYS_exit, 0);
   ::raise(SIGKILL);
+  std::abort();  // not reached: SIGKILL cannot be caught
 }
 
 void SharedTrainingScenario::setup(SetupContext& ctx) {

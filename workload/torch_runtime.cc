@@ -3,6 +3,8 @@
 // forked before LibTorch is initialised.
 #include "workload/torch_runtime.h"
 
+#include <dlfcn.h>
+
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
@@ -14,16 +16,30 @@
 namespace sharebench {
 
 namespace {
+// OpenBLAS keeps its own thread count, apart from LibTorch's: hold it to the workers' intra-op
+// threads, so a threaded OpenBLAS neither oversubscribes the cores nor runs a pool in a process
+// about to fork. A no-op for any other BLAS.
+void set_blas_threads(std::int64_t threads) {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    set(static_cast<int>(threads));
+  }
+}
+
 // Once per process: under the thread start method every worker thread runs the hook, and
 // LibTorch's set_num_threads may not be called again once its pool is in use.
 void init_worker(const CellConfig& cell) {
   static std::once_flag once;
-  std::call_once(once, [&] { at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker)); });
+  std::call_once(once, [&] {
+    at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker));
+    set_blas_threads(cell.workload.threads_per_worker);
+  });
 }
 
 // The runner keeps the workers' intra-op thread count too. Called after the forkserver started.
 void init_runner(const CellConfig& base) {
   at::set_num_threads(static_cast<int>(base.workload.threads_per_worker));
+  set_blas_threads(base.workload.threads_per_worker);
   set_environment_fact("intra_op_threads_runner", std::to_string(at::get_num_threads()));
 }
 

@@ -1,6 +1,7 @@
 // Environment: facts read from /proc and uname, plus those other parts registered.
 #include "harness/env/environment.h"
 
+#include <dlfcn.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -51,6 +52,11 @@ std::string loaded_blas_library() {
   return out;
 }
 
+bool blas_unsafe_for_threads(const std::map<std::string, std::string>& env) {
+  auto it = env.find("blas_config");
+  return it != env.end() && it->second.find("SINGLE_THREADED") != std::string::npos;
+}
+
 std::map<std::string, std::string> collect_environment() {
   std::map<std::string, std::string> env = extra_facts();
   utsname u{};
@@ -62,6 +68,10 @@ std::map<std::string, std::string> collect_environment() {
   env["cpu_model"] = cpu_model();
   env["cores"] = std::to_string(std::thread::hardware_concurrency());
   env["blas"] = loaded_blas_library();
+  // OpenBLAS names its build: "... SINGLE_THREADED" is Debian's serial variant, which is not safe
+  // to call from several threads at once (see blas_unsafe_for_threads).
+  using GetConfig = const char* (*)();
+  if (auto get = reinterpret_cast<GetConfig>(::dlsym(RTLD_DEFAULT, "openblas_get_config"))) env["blas_config"] = get();
 #if defined(__clang__)
   env["compiler"] = "clang " __clang_version__;
 #elif defined(__GNUC__)

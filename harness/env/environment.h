@@ -15,4 +15,11 @@ std::map<std::string, std::string> collect_environment();
 // or "none mapped".
 std::string loaded_blas_library();
 
+// True when the environment's BLAS is a build that must not be called from several threads of
+// one process at once: OpenBLAS built SINGLE_THREADED without locking (Debian's
+// libopenblas0-serial 0.3.21). Under the thread start method such a BLAS computes wrong results:
+// measured here as a 0.02 error in the first averaged gradient of averaging/grads-shm, and none
+// with the reference BLAS or libopenblas0-pthread.
+bool blas_unsafe_for_threads(const std::map<std::string, std::string>& env);
+
 }  // namespace sharebench

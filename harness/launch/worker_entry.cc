@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/clock.h"
+
 #include "harness/launch/launcher.h"
 #include "harness/scenario/scenario.h"
 
@@ -28,11 +30,6 @@ void write_error(WorkerSlot& slot, std::string text) {
   slot.error[n] = '\0';
 }
 
-std::int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
 void set_worker_init_hook(WorkerInitHook hook) { g_init_hook = hook; }

@@ -99,6 +99,10 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
   for (const auto& choice : chosen) {
     const ScenarioInfo* s = choice.first;
     const VariantInfo* v = choice.second;
+    if (std::none_of(procs.begin(), procs.end(), [&](int p) { return p >= s->min_procs(); }) &&
+        !request.scenarios.empty()) {
+      throw UsageError(fmt::format("scenario '{}' needs at least {} processes (--procs)", s->name(), s->min_procs()));
+    }
     for (StartMethod m : starts) {
       if (!s->supports(m)) {
         if (starts_given && !request.scenarios.empty()) {
@@ -110,6 +114,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         continue;
       }
       for (int p : procs) {
+        if (p < s->min_procs()) continue;
         PlannedCell cell;
         cell.config = request.base;
         cell.config.scenario = s->name();

@@ -21,16 +21,12 @@
 #include "harness/runner/interrupt.h"
 #include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
+#include "harness/util/clock.h"
 #include "harness/watchdog/watchdog.h"
 
 namespace sharebench {
 
 namespace {
-std::int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string utc_now(const char* format) {
   const std::time_t t = std::time(nullptr);
@@ -117,9 +113,16 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
   const ResourceSnapshot resources_before = take_resource_snapshot();
   try {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
+    auto scenario = info->create(cell);
+    if (auto reason = scenario->unavailable()) {
+      rep.status = RunStatus::kSkipped;
+      rep.status_message = *reason;
+      rep.verdict = Verdict::kUnknown;
+      judge_against(planned.expected, rep);
+      return rep;
+    }
     SharedArena arena = SharedArena::create(arena_bytes);
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
-    auto scenario = info->create(cell);
     SetupContext setup(cell, arena);
     scenario->setup(setup);
 

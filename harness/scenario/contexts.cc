@@ -10,16 +10,9 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/scenario.h"
+#include "harness/util/clock.h"
 
 namespace sharebench {
-
-namespace {
-std::int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 WorkerContext::WorkerContext(const CellConfig& cell, SharedArena& arena, int rank)
     : cell_(cell), arena_(arena), rank_(rank) {

@@ -22,6 +22,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,9 @@ class Scenario {
   // and not yet killed. Snapshot here what only a live, stuck state shows (lock owners, waiters);
   // check() runs afterwards on the same object.
   virtual void before_teardown(SharedArena& /*arena*/) {}
+  // Runner, before setup(): why this cell cannot run here (no GPU, a start method the variant
+  // cannot use), or nullopt. A reason makes the cell `skipped`, with the reason in the results.
+  virtual std::optional<std::string> unavailable() const { return std::nullopt; }
 };
 
 struct VariantInfo {
@@ -143,6 +147,9 @@ class ScenarioInfo {
   ScenarioInfo* KnownBug(std::string name, std::string description, Expectation expect, int min_procs = 2);
   // Start methods this scenario supports (default: all four).
   ScenarioInfo* Starts(std::initializer_list<StartMethod> methods);
+  // The fewest processes a cell needs (a producer and a consumer: 2). Smaller counts in a
+  // requested matrix are left out; asking only for them is a usage error.
+  ScenarioInfo* MinProcs(int procs) { min_procs_ = procs; return this; }
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
@@ -150,6 +157,7 @@ class ScenarioInfo {
   const VariantInfo* find_variant(std::string_view v) const;
   bool supports(StartMethod m) const;
   const std::vector<StartMethod>& starts() const { return starts_; }
+  int min_procs() const { return min_procs_; }
   std::unique_ptr<Scenario> create(const CellConfig& c) const { return factory_(c); }
 
  private:
@@ -158,6 +166,7 @@ class ScenarioInfo {
   Factory factory_;
   std::vector<VariantInfo> variants_;
   std::vector<StartMethod> starts_ = all_start_methods();
+  int min_procs_ = 1;
 };
 
 // The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.

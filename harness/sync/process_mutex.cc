@@ -11,14 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/clock.h"
+
 namespace sharebench {
 
 namespace {
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 void check_rank(int rank) {
   if (rank < 0 || rank >= ProcessMutex::kMaxRanks) {
     throw std::out_of_range(fmt::format("rank {} outside 0..{}", rank, ProcessMutex::kMaxRanks - 1));
@@ -70,9 +67,9 @@ LockResult ProcessMutex::lock(int rank) {
   LockResult result;
   const std::uint64_t bit = std::uint64_t{1} << rank;
   waiters_.fetch_or(bit, std::memory_order_acq_rel);
-  const std::int64_t t0 = now_ns();
+  const std::int64_t t0 = monotonic_ns();
   const int rc = pthread_mutex_lock(&mutex_);
-  result.waited_ns = now_ns() - t0;
+  result.waited_ns = monotonic_ns() - t0;
   waiters_.fetch_and(~bit, std::memory_order_acq_rel);
   if (rc != 0 && rc != EOWNERDEAD) {
     throw std::system_error(rc, std::generic_category(), fmt::format("lock(ProcessMutex {})", id_));

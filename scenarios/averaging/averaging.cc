@@ -1,22 +1,32 @@
 // Scenario `averaging` (seed 000 example 3, seed 002 examples 2 and 3): every worker trains a
-// private replica; they agree through averaging over shared-memory slots and the process-shared
-// barrier.
-//   params-shm   every --average-every steps, each worker writes its parameters into its slot,
-//                waits, and replaces its replica by the mean of all slots
-//   grads-shm    every step, the same with gradients, before the update: the serial equivalent is
-//                SGD on the workers' batches concatenated
-//   no-barrier   (known bug) readers do not wait for writers: the first worker averages before
-//                the others have written this round's parameters
-//   skip-round   (known bug) one replica skips one averaging round and drifts
-// Every worker averages the slots itself, in rank order, so correct replicas agree bit for bit.
-// Checks: replicas agree after every round (checksums per round and rank); grads-shm matches the
-// large-batch serial run; both converge within tolerance of it.
+// private replica; they agree through averaging, over one of three transports:
+//   params-shm, grads-shm    shared-memory slots and the process-shared barrier
+//   params-pipe, grads-pipe  a manager process that collects every vector over a Unix socket and
+//                            sends the mean back (harness/ipc/averaging_manager.h)
+//   params-gloo, grads-gloo  c10d all-reduce (ProcessGroupGloo), rendezvous through a FileStore or,
+//                            under torchrun's variables, a TCPStore (gloo_transport.h)
+// `params` averages parameters every --average-every steps; `grads` averages gradients every
+// step, before the update: the serial equivalent is SGD on the workers' batches concatenated.
+//   no-barrier   (known bug, shm) readers do not wait for writers: the first worker averages
+//                before the others have written this round's parameters
+//   skip-round   (known bug, shm) one replica skips one averaging round and drifts
+// The shm and pipe transports sum in rank order, so correct replicas agree bit for bit; Gloo's
+// all-reduce is held to kAllreduceTolerance instead (its reduction order is its own).
+// Checks: replicas agree after every round (checksums per round and rank; for Gloo, the spread
+// across ranks from all-reduce MAX and MIN); grads-* matches the large-batch serial gradient; all
+// converge within tolerance of large-batch serial SGD.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "harness/ipc/averaging_manager.h"
+#include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
+#include "scenarios/averaging/gloo_transport.h"
 #include "scenarios/shared_training.h"
 #include "workload/serial_reference.h"
 #include "workload/shared_model.h"
@@ -37,6 +47,17 @@ constexpr std::int64_t kRecordedRounds = 4096;
 // docs/scenarios.md.)
 constexpr std::int64_t kExactRounds = 10;
 constexpr double kGradientTolerance = 1e-5;
+// Gloo: rounds whose cross-rank spread is measured (two extra all-reduces each), and the largest
+// spread allowed between replicas after a round.
+constexpr std::int64_t kSpreadRounds = 64;
+constexpr double kAllreduceTolerance = 1e-6;
+
+enum class Transport { kShm, kPipe, kGloo };
+Transport transport_of(const std::string& variant) {
+  if (variant.find("-pipe") != std::string::npos) return Transport::kPipe;
+  if (variant.find("-gloo") != std::string::npos) return Transport::kGloo;
+  return Transport::kShm;
+}
 
 struct AveragingState {
   explicit AveragingState(int procs) : written(static_cast<std::uint32_t>(procs)),
@@ -47,6 +68,8 @@ struct AveragingState {
   ProcessBarrier rendezvous;  // orders the planted no-barrier bug; guards no data
   std::int64_t floats = 0;
   std::int64_t rounds = 0;
+  char endpoint[96] = {};    // pipe: the manager's socket name; gloo: the FileStore path
+  std::int32_t gloo_sequence = 0;  // gloo under torchrun: this repetition's port offset
 };
 
 std::int64_t parameter_floats(Mlp& model) {
@@ -79,6 +102,15 @@ void scatter_mean(Mlp& model, bool grads, const float* slots, int procs, std::in
   }
 }
 
+// Writes `flat` back into every parameter (or gradient), in module order.
+void scatter(Mlp& model, bool grads, const float* flat) {
+  for (auto& p : model->parameters()) {
+    torch::Tensor t = grads ? p.mutable_grad() : p.data();
+    std::copy(flat, flat + t.numel(), t.data_ptr<float>());
+    flat += t.numel();
+  }
+}
+
 std::uint64_t checksum(const float* data, std::int64_t n) {
   std::uint64_t sum = 1469598103934665603ULL;
   const auto* bits = reinterpret_cast<const std::uint32_t*>(data);
@@ -88,7 +120,22 @@ std::uint64_t checksum(const float* data, std::int64_t n) {
 
 class AveragingScenario : public Scenario {
  public:
-  explicit AveragingScenario(const CellConfig& c) : cell_(c), grads_(c.variant == "grads-shm") {}
+  explicit AveragingScenario(const CellConfig& c)
+      : cell_(c), grads_(c.variant.rfind("grads", 0) == 0), transport_(transport_of(c.variant)) {
+    world_rank_offset_ = 0;
+    world_ = c.procs;
+    if (transport_ == Transport::kGloo) {
+      torchrun_ = torchrun_env();
+      if (torchrun_) {
+        world_ = torchrun_->nodes * c.procs;
+        world_rank_offset_ = torchrun_->node_rank * c.procs;
+      }
+    }
+  }
+
+  std::optional<std::string> unavailable() const override {
+    return transport_ == Transport::kGloo ? gloo_unavailable() : std::nullopt;
+  }
 
   void setup(SetupContext& ctx) override {
     const WorkloadOptions& w = cell_.workload;
@@ -99,6 +146,18 @@ class AveragingScenario : public Scenario {
     auto* state = arena.create<AveragingState>(kState, cell_.procs);
     state->floats = parameter_floats(model);
     state->rounds = grads_ ? w.steps : w.steps / w.average_every;
+    static int sequence = 0;
+    const std::string endpoint = fmt::format("{}averaging-{}", run_shm_prefix(), sequence++);
+    if (transport_ == Transport::kPipe) {
+      std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", endpoint.c_str());
+      manager_ = AveragingManager::start(endpoint, cell_.procs, state->floats, cell_.hang_timeout_s);
+    }
+    if (transport_ == Transport::kGloo) {
+      static int gloo_sequence = 0;
+      state->gloo_sequence = gloo_sequence++;
+      gloo_file_ = fmt::format("/tmp/{}", endpoint);
+      std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", gloo_file_.c_str());
+    }
     arena.allocate(kSlots, sizeof(float) * static_cast<std::size_t>(state->floats * cell_.procs));
     arena.allocate(kChecksums, sizeof(std::uint64_t) * static_cast<std::size_t>(
                                    std::min(state->rounds, kRecordedRounds) * cell_.procs));
@@ -122,24 +181,35 @@ class AveragingScenario : public Scenario {
     const auto params = model->parameters();
     std::vector<torch::Tensor> buffers;
     for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
-    const int rank = ctx.rank(), procs = ctx.procs();
+    const int rank = world_rank_offset_ + ctx.rank(), procs = world_;
     const std::int64_t floats = state->floats;
+    if (transport_ == Transport::kPipe) pipe_ = std::make_unique<AveragingClient>(state->endpoint, ctx.rank(), io_timeout_s());
+    if (transport_ == Transport::kGloo) {
+      GlooRendezvous where{state->endpoint, torchrun_, state->gloo_sequence};
+      gloo_ = std::make_unique<GlooAverager>(where, rank, world_, io_timeout_s());
+    }
     std::vector<float> mine(static_cast<std::size_t>(floats));
     std::int64_t round = 0;
     double gradient_error = 0;
     const std::int64_t every = series_interval(w.steps);
     double window = 0;
 
+    // One backward before the clock starts, so every gradient tensor exists before the first
+    // round. Without it, under the thread start method, the first averaged gradient differed from
+    // the large-batch one by about 0.02 (every later step: 1e-8) when two threads ran their first
+    // backward at once; under fork, spawn and forkserver it made no difference. compute_gradients
+    // zeroes the gradients again, so the training itself is unchanged.
+    compute_gradients(model, batch_x(data, w, 0), batch_y(data, w, 0));
     ctx.wait_for_start();
     for (std::int64_t s = 0; s < w.steps; ++s) {
       const std::int64_t t = s * procs + rank;
       window += compute_gradients(model, batch_x(data, w, t), batch_y(data, w, t));
       if (grads_) {
-        average(*state, model, /*grads=*/true, slots, rank, procs, round++, sums);
+        average(*state, model, /*grads=*/true, slots, ctx.rank(), round++, sums);
         if (rank == 0 && s < kExactRounds) gradient_error = std::max(gradient_error, large_batch_error(model, data, s, procs));
       }
       apply_sgd(params, buffers, w.lr, w.momentum);
-      if (!grads_ && (s + 1) % w.average_every == 0) average(*state, model, false, slots, rank, procs, round++, sums);
+      if (!grads_ && (s + 1) % w.average_every == 0) average(*state, model, false, slots, ctx.rank(), round++, sums);
       if ((s + 1) % every == 0) {
         ctx.record_point(static_cast<double>((s + 1) * procs), window / every);
         window = 0;
@@ -147,8 +217,12 @@ class AveragingScenario : public Scenario {
       ctx.beat(s + 1);
     }
     ctx.finish();
+    if (gloo_) {
+      gloo_->barrier();  // nobody tears the group down while another rank still all-reduces
+      ctx.metric("replica_spread", spread_);
+    }
     if (grads_ && rank == 0) ctx.metric("gradient_max_abs_diff", gradient_error);
-    gather(model, false, arena_view(arena, "final", {procs, floats}).data_ptr<float>() + rank * floats);
+    gather(model, false, arena_view(arena, "final", {ctx.procs(), floats}).data_ptr<float>() + ctx.rank() * floats);
   }
 
   void check(CheckContext& ctx) override {
@@ -156,25 +230,43 @@ class AveragingScenario : public Scenario {
     SharedArena& arena = ctx.arena();
     auto* state = arena.lookup<AveragingState>(kState);
     const auto* sums = static_cast<const std::uint64_t*>(arena.get(kChecksums));
+    if (transport_ == Transport::kPipe) {
+      const std::string how = manager_.finish(io_timeout_s());
+      const bool clean = manager_.ended_cleanly();
+      ctx.check("manager-exited", clean ? Verdict::kPass : Verdict::kFail, clean ? 0.0 : 1.0,
+                fmt::format("the averaging manager process {}", how));
+    }
+    if (!gloo_file_.empty()) std::remove(gloo_file_.c_str());
     if (!ctx.all_completed()) {
       ctx.check("replicas-agree", Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
     }
     const std::int64_t recorded = std::min(state->rounds, kRecordedRounds);
-    std::int64_t disagreeing = 0, first = -1;
-    for (std::int64_t r = 0; r < recorded; ++r) {
-      for (int k = 1; k < cell_.procs; ++k) {
-        if (sums[r * cell_.procs + k] != sums[r * cell_.procs]) {
-          ++disagreeing;
-          if (first < 0) first = r;
-          break;
+    if (transport_ == Transport::kGloo) {
+      double spread = 0;
+      for (const auto& wv : ctx.workers()) spread = std::max(spread, wv.metric("replica_spread", NAN));
+      const bool ok = spread <= kAllreduceTolerance;
+      ctx.check("replicas-agree", ok ? Verdict::kPass : Verdict::kFail, spread,
+                fmt::format("after each of the first {} rounds the {} replicas differed by at most {:.3g} in any "
+                            "parameter (tolerance {})", std::min(recorded, kSpreadRounds), world_, spread,
+                            kAllreduceTolerance));
+    } else {
+      std::int64_t disagreeing = 0, first = -1;
+      for (std::int64_t r = 0; r < recorded; ++r) {
+        for (int k = 1; k < cell_.procs; ++k) {
+          if (sums[r * cell_.procs + k] != sums[r * cell_.procs]) {
+            ++disagreeing;
+            if (first < 0) first = r;
+            break;
+          }
         }
       }
+      ctx.check("replicas-agree", disagreeing == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(disagreeing),
+                disagreeing == 0
+                    ? fmt::format("all {} replicas were bit-identical after each of {} rounds", cell_.procs, recorded)
+                    : fmt::format("replicas disagreed after {} of {} rounds, first after round {}", disagreeing,
+                                  recorded, first));
     }
-    ctx.check("replicas-agree", disagreeing == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(disagreeing),
-              disagreeing == 0 ? fmt::format("all {} replicas were bit-identical after each of {} rounds", cell_.procs, recorded)
-                               : fmt::format("replicas disagreed after {} of {} rounds, first after round {}", disagreeing,
-                                             recorded, first));
     for (const auto& wv : ctx.workers()) {
       Series s{"loss", wv.rank, {}};
       for (int i = 0; i < wv.slot->point_count; ++i) {
@@ -186,7 +278,7 @@ class AveragingScenario : public Scenario {
       ctx.metric("samples_per_s", it->second * static_cast<double>(w.batch));
     }
     // Against large-batch serial SGD over the same batches.
-    const SerialReference& ref = serial_large_batch_reference(w, cell_.procs, w.steps);
+    const SerialReference& ref = serial_large_batch_reference(w, world_, w.steps);
     const torch::Tensor final = arena_view(arena, "final", {cell_.procs, state->floats});
     Mlp model(w.input, w.hidden, w.classes);
     {
@@ -204,7 +296,7 @@ class AveragingScenario : public Scenario {
     ctx.check("convergence", std::isfinite(loss) && loss <= limit ? Verdict::kPass : Verdict::kFail, loss,
               fmt::format("held-out loss {:.4f} against {:.4f} for large-batch serial SGD (limit {:.4f})", loss,
                           ref.heldout_loss, limit));
-    if (grads_) {
+    if (grads_ && world_rank_offset_ == 0) {  // global rank 0, which measured the gradient, is here
       const torch::Tensor expected = torch::from_blob(const_cast<float*>(ref.final_parameters.data()),
                                                       {state->floats}, torch::kFloat32);
       ctx.metric("final_max_abs_diff_from_serial", (final[0] - expected).abs().max().item<double>());
@@ -216,22 +308,36 @@ class AveragingScenario : public Scenario {
   }
 
  private:
+  double io_timeout_s() const { return std::max(1.0, cell_.hang_timeout_s); }
+
   // One averaging round. The known bugs live here, next to the barrier they break.
-  void average(AveragingState& state, Mlp& model, bool grads, float* slots, int rank, int procs, std::int64_t round,
-               std::uint64_t* sums) const {
+  void average(AveragingState& state, Mlp& model, bool grads, float* slots, int local_rank, std::int64_t round,
+               std::uint64_t* sums) {
     const std::int64_t floats = state.floats;
-    const bool no_barrier = cell_.variant == "no-barrier";
-    if (no_barrier && round == 0 && rank != 0) state.rendezvous.wait();  // rank 0 reads first
-    gather(model, grads, slots + rank * floats);
-    if (!no_barrier) state.written.wait();  // the bug: without this wait, readers do not wait for writers
-    const bool skip = cell_.variant == "skip-round" && rank == procs - 1 && round == 1;
-    if (!skip) scatter_mean(model, grads, slots, procs, floats);
-    if (no_barrier && round == 0 && rank == 0) state.rendezvous.wait();
-    state.read.wait();
+    const int procs = cell_.procs;
+    if (transport_ == Transport::kShm) {
+      const bool no_barrier = cell_.variant == "no-barrier";
+      if (no_barrier && round == 0 && local_rank != 0) state.rendezvous.wait();  // rank 0 reads first
+      gather(model, grads, slots + local_rank * floats);
+      if (!no_barrier) state.written.wait();  // the bug: without this wait, readers do not wait for writers
+      const bool skip = cell_.variant == "skip-round" && local_rank == procs - 1 && round == 1;
+      if (!skip) scatter_mean(model, grads, slots, procs, floats);
+      if (no_barrier && round == 0 && local_rank == 0) state.rendezvous.wait();
+      state.read.wait();
+    } else {
+      torch::Tensor flat = torch::empty({floats}, torch::kFloat32);
+      gather(model, grads, flat.data_ptr<float>());
+      if (pipe_) pipe_->mean(flat.data_ptr<float>(), floats);
+      if (gloo_) gloo_->mean(flat);
+      scatter(model, grads, flat.data_ptr<float>());
+    }
     if (round < kRecordedRounds) {
       std::vector<float> flat(static_cast<std::size_t>(floats));
       gather(model, false, flat.data());
-      sums[round * procs + rank] = checksum(flat.data(), floats);
+      sums[round * procs + local_rank] = checksum(flat.data(), floats);
+      if (gloo_ && round < kSpreadRounds) {
+        spread_ = std::max(spread_, gloo_->spread(torch::from_blob(flat.data(), {floats}, torch::kFloat32)));
+      }
     }
   }
 
@@ -256,13 +362,26 @@ class AveragingScenario : public Scenario {
   }
   CellConfig cell_;
   bool grads_;
+  Transport transport_;
+  int world_ = 1;                // ranks in the averaging group (all nodes under torchrun)
+  int world_rank_offset_ = 0;    // this node's first global rank
+  std::optional<TorchrunEnv> torchrun_;
+  AveragingManager manager_;     // runner: the pipe transport's manager process
+  std::string gloo_file_;        // runner: the FileStore, removed in check()
+  std::unique_ptr<AveragingClient> pipe_;  // worker
+  std::unique_ptr<GlooAverager> gloo_;     // worker
+  double spread_ = 0;                      // worker: largest cross-rank spread seen (gloo)
 };
 }  // namespace
 
 SHAREBENCH_SCENARIO(AveragingScenario, "averaging")
-    ->Describe("private replicas averaged over shared-memory slots and a process-shared barrier")
+    ->Describe("private replicas averaged over shared memory, a manager process, or c10d Gloo")
     ->Variant("params-shm", "average parameters every --average-every steps")
     ->Variant("grads-shm", "average gradients every step (large-batch SGD)")
+    ->Variant("params-pipe", "average parameters through a manager process over Unix sockets")
+    ->Variant("grads-pipe", "average gradients through a manager process over Unix sockets")
+    ->Variant("params-gloo", "average parameters with c10d Gloo all-reduce (FileStore, or TCPStore under torchrun)")
+    ->Variant("grads-gloo", "average gradients with c10d Gloo all-reduce (FileStore, or TCPStore under torchrun)")
     ->KnownBug("no-barrier", "readers do not wait for writers before averaging", Expectation{{"replicas-agree"}, {"convergence"}})
     ->KnownBug("skip-round", "one replica skips one averaging round", Expectation{{"replicas-agree"}, {"convergence"}});
 
