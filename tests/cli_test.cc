@@ -130,6 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --start teleport", "unknown start method 'teleport'"},
                       BadInput{"run --procs 0", "--procs must be 1..64"},
                       BadInput{"run --procs 65", "--procs must be 1..64"},
+                      BadInput{"run --scenario ipc --procs 1", "scenario 'ipc' needs at least 2 processes"},
                       BadInput{"run --steps -5", "--steps must be"},
                       BadInput{"run --hang-timeout 0", "--hang-timeout must be"},
                       BadInput{"run --deadline 1e12", "--deadline must be"},

@@ -253,3 +253,80 @@ SHAREBENCH_FOR_EVERY_START_METHOD(SnapshotMethods);
 
 }  // namespace
 }  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Averaging through a manager process (bitwise, like shared memory) and through c10d Gloo
+// (within tolerance): replicas agree, and gradient averaging is large-batch SGD.
+class AveragingTransports : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(AveragingTransports, PipeAndGlooReplicasAgreeAndMatchLargeBatchSgd) {
+  for (const char* variant : {"params-pipe", "params-gloo"}) {
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0, 64 << 20);
+    const Check& agree = check_named(rep, "replicas-agree");
+    EXPECT_EQ(agree.verdict, Verdict::kPass) << variant << ": " << agree.message;
+    EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
+  }
+  for (const char* variant : {"grads-pipe", "grads-gloo"}) {
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 20), 0, 64 << 20);
+    const Check& serial = check_named(rep, "matches-serial");
+    EXPECT_EQ(serial.verdict, Verdict::kPass) << variant << ": " << serial.message;
+    EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
+  }
+  const Repetition pipe = run_repetition(cell("averaging", "params-pipe", GetParam(), 2, 50), 0, 64 << 20);
+  EXPECT_EQ(check_named(pipe, "manager-exited").verdict, Verdict::kPass) << check_named(pipe, "manager-exited").message;
+}
+
+SHAREBENCH_FOR_EVERY_START_METHOD(AveragingTransports);
+
+// IPC: every CPU transport delivers every message intact, with its handoff latency by size; a
+// buffer rewritten before its release and a producer that exits early are caught, the latter with
+// a named error and no hang.
+class IpcMethods : public ::testing::TestWithParam<StartMethod> {};
+
+TEST_P(IpcMethods, EveryCpuTransportDeliversIntact) {
+  for (const char* variant : {"fd-reuse", "fd-fresh", "named-reuse", "named-fresh"}) {
+    const Repetition rep = run_repetition(cell("ipc", variant, GetParam(), 3, 16), 0, 64 << 20);
+    EXPECT_EQ(rep.verdict, Verdict::kPass) << variant << ": " << rep.expectation_message;
+    EXPECT_EQ(check_named(rep, "message-checksums").value, 0.0) << variant;
+    ASSERT_EQ(rep.series.size(), 1u) << variant;
+    EXPECT_EQ(rep.series[0].name, "handoff-latency");
+    EXPECT_EQ(rep.series[0].points.size(), 8u) << variant;  // 4 KiB .. 64 MiB
+    EXPECT_GT(rep.metrics.at("gb_per_s"), 0) << variant;
+  }
+}
+
+TEST_P(IpcMethods, EarlyReuseAndProducerExitAreCaught) {
+  const Repetition reuse = run_repetition(cell("ipc", "early-reuse", GetParam(), 2, 16), 0, 64 << 20);
+  EXPECT_EQ(check_named(reuse, "message-checksums").verdict, Verdict::kFail);
+  EXPECT_EQ(check_named(reuse, "buffer-lifetime").verdict, Verdict::kFail);
+  EXPECT_TRUE(reuse.as_expected) << reuse.expectation_message;
+
+  const Repetition exits = run_repetition(cell("ipc", "producer-exits", GetParam(), 3, 16), 0, 64 << 20);
+  const Check& lifetime = check_named(exits, "producer-lifetime");
+  EXPECT_EQ(lifetime.verdict, Verdict::kFail);
+  EXPECT_EQ(lifetime.value, 2.0);  // both consumers
+  EXPECT_NE(lifetime.message.find("ProducerExited"), std::string::npos) << lifetime.message;
+  EXPECT_EQ(exits.status, RunStatus::kCompleted) << "no hang, no crash: " << exits.status_message;
+  EXPECT_TRUE(exits.as_expected) << exits.expectation_message;
+}
+
+TEST_P(IpcMethods, CudaIsSkippedWithItsReasonWhereItCannotRun) {
+  const Repetition rep = run_repetition(cell("ipc", "cuda", GetParam(), 2, 16), 0, 64 << 20);
+  if (GetParam() == StartMethod::kFork || GetParam() == StartMethod::kThread) {
+    EXPECT_EQ(rep.status, RunStatus::kSkipped);
+    EXPECT_NE(rep.status_message.find(GetParam() == StartMethod::kFork ? "refused under fork" : "separate processes"),
+              std::string::npos) << rep.status_message;
+  } else if (rep.status == RunStatus::kSkipped) {
+    EXPECT_NE(rep.status_message.find("CUDA"), std::string::npos) << rep.status_message;  // no GPU here
+  } else {
+    EXPECT_EQ(rep.verdict, Verdict::kPass) << rep.expectation_message;  // a GPU machine
+  }
+  EXPECT_TRUE(rep.as_expected);
+}
+
+SHAREBENCH_FOR_EVERY_START_METHOD(IpcMethods);
+
+}  // namespace
+}  // namespace sharebench

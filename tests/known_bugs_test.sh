@@ -21,7 +21,8 @@ for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwi
             deadlock/lock-order:liveness deadlock/lock-order:deadlock-free deadlock/lock-order:lock-order \
             deadlock/lock-order-staggered:lock-order inference/writer:parameters-unchanged \
             inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree \
-            snapshot/element-lock:consistent-snapshots; do
+            snapshot/element-lock:consistent-snapshots ipc/early-reuse:message-checksums \
+            ipc/early-reuse:buffer-lifetime ipc/producer-exits:producer-lifetime; do
   variant=${pair%%:*}
   check=${pair#*:}
   "$bin" run --scenario "$variant" --start fork --procs 2 "${quick[@]}" --disable-check "$check" \
