@@ -44,6 +44,11 @@ void init_runner(const CellConfig& base) {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  // One OpenBLAS thread from the start, in every process that links the workload (the runner,
+  // workers, tests): a reference computed with a threaded BLAS sums in another order than a
+  // worker's, and results that must be bit-identical (inference's probe, the one-worker serial
+  // match) differ in the last bit. The hooks then set the run's count.
+  set_blas_threads(1);
   set_worker_init_hook(&init_worker);
   set_runner_init_hook(&init_runner);
   set_environment_fact("libtorch", TORCH_VERSION);
