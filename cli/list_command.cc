@@ -11,6 +11,14 @@
 
 namespace sharebench::cli {
 
+namespace {
+std::vector<std::string> starts_of(const std::vector<StartMethod>& methods) {
+  std::vector<std::string> names;
+  for (StartMethod m : methods) names.emplace_back(to_string(m));
+  return names;
+}
+}  // namespace
+
 std::function<int()> add_list_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "list scenarios and their variants");
   auto format = std::make_shared<std::string>("text");
@@ -27,24 +35,24 @@ std::function<int()> add_list_command(CLI::App& app) {
                               {"known_bug", v.known_bug},
                               {"must_fail", v.expect.must_fail},
                               {"may_fail", v.expect.may_fail},
-                              {"min_procs_for_bug", v.min_procs_for_bug}});
+                              {"min_procs_for_bug", v.min_procs_for_bug},
+                              {"bug_starts", starts_of(v.bug_starts)}});
         }
-        std::vector<std::string> starts;
-        for (StartMethod m : s->starts()) starts.emplace_back(to_string(m));
+        const std::vector<std::string> starts = starts_of(s->starts());
         out.push_back({{"name", s->name()}, {"description", s->description()}, {"starts", starts}, {"variants", variants}});
       }
       std::puts(out.dump(2).c_str());
       return kExitOk;
     }
     for (const ScenarioInfo* s : all) {
-      std::vector<std::string> starts;
-      for (StartMethod m : s->starts()) starts.emplace_back(to_string(m));
+      const std::vector<std::string> starts = starts_of(s->starts());
       fmt::print("{}: {} [{}]\n", s->name(), s->description(), fmt::join(starts, ", "));
       for (const auto& v : s->variants()) {
         fmt::print("  {}/{}{}: {}\n", s->name(), v.name, v.known_bug ? " (known bug)" : "", v.description);
         if (v.known_bug) {
-          fmt::print("      must be caught by: {} (at {}+ processes)\n", fmt::join(v.expect.must_fail, ", "),
-                     v.min_procs_for_bug);
+          fmt::print("      must be caught by: {} (at {}+ processes{})\n", fmt::join(v.expect.must_fail, ", "),
+                     v.min_procs_for_bug,
+                     v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
         }
       }
     }

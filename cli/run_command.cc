@@ -30,6 +30,7 @@ struct RunFlags {
   int arena_mb = 256;
   std::string stacks = "auto";
   std::vector<std::string> disabled_checks;
+  std::string fault;
 };
 }  // namespace
 
@@ -57,6 +58,9 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       ->capture_default_str();
   cmd->add_option("--hang-timeout", base.hang_timeout_s, "seconds without progress that make a hang")->capture_default_str();
   cmd->add_option("--deadline", base.deadline_s, "seconds a cell repetition may take in all")->capture_default_str();
+  cmd->add_option("--fault", f->fault,
+                  "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
+                  "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s)");
   cmd->add_option("--arena-mb", f->arena_mb, "shared arena capacity per cell, MiB (reserved sparsely)")
       ->capture_default_str()->check(CLI::Range(1, 65536));
   cmd->add_option("--stacks", f->stacks, "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)")
@@ -78,6 +82,11 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     f->request.starts = f->starts;
     f->request.procs = f->procs;
     if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
+    try {
+      f->request.base.fault = FaultPlan::parse(f->fault);
+    } catch (const std::invalid_argument& e) {
+      return usage_error(std::string("--fault: ") + e.what());
+    }
     std::vector<PlannedCell> cells;
     try {
       cells = plan_matrix(f->request);

@@ -208,6 +208,22 @@ class IpcScenario : public Scenario {
     } else {
       count_check("producer-lifetime", 0, "the producer outlived every consumer's reference and ended the stream", "");
     }
+    if (transport_ == Transport::kNamed) {
+      // Every user is gone: what is left under the cell's prefix was lost with a dead worker, or
+      // leaked by a release that never came. Reclaimed either way; only the second is a bug.
+      const auto left = unlink_segments_with_prefix(std::string(state->segment_prefix) + "-");
+      const double n = static_cast<double>(left.size());
+      if (left.empty()) {
+        ctx.check("segments-reclaimed", Verdict::kPass, 0.0, "every named segment was unlinked by its last user");
+      } else if (!finished) {
+        ctx.check("segments-reclaimed", Verdict::kPass, n,
+                  fmt::format("a worker died holding {:.0f} named segment(s); the runner unlinked them", n));
+      } else {
+        ctx.check("segments-reclaimed", Verdict::kFail, n,
+                  fmt::format("{:.0f} named segment(s) outlived a completed stream (a release was lost); "
+                              "the runner unlinked them", n));
+      }
+    }
     if (slowest_s > 0) {
       ctx.metric("messages_per_s", received / slowest_s);
       ctx.metric("gb_per_s", bytes / slowest_s / 1e9);

@@ -26,7 +26,7 @@ PlannedCell cell(const std::string& scenario, const std::string& variant, StartM
   c.config.procs = procs;
   c.config.workload.steps = steps;
   const VariantInfo* v = ScenarioRegistry::instance().find(scenario)->find_variant(variant);
-  c.expected = v->expectation_for(procs);
+  c.expected = v->expectation_for(procs, m);
   c.known_bug = v->known_bug;
   return c;
 }

@@ -5,7 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cerrno>
+#include <memory>
 #include <new>
 #include <system_error>
 
@@ -101,6 +104,18 @@ bool NamedSegment::release() {
   if (last) ::shm_unlink(("/" + name_).c_str());
   map_ = Mapping();
   return last;
+}
+
+std::vector<std::string> unlink_segments_with_prefix(const std::string& prefix) {
+  std::vector<std::string> removed;
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir("/dev/shm"), &::closedir);
+  if (!dir) return removed;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (::shm_unlink(("/" + name).c_str()) == 0) removed.push_back(name);
+  }
+  return removed;
 }
 
 }  // namespace sharebench

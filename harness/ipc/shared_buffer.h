@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <utility>
 
 namespace sharebench {
@@ -77,5 +78,11 @@ class NamedSegment {
   std::string name_;
   Mapping map_;
 };
+
+// The janitor's half of NamedSegment, for after every user is gone: unlinks each /dev/shm entry
+// whose name starts with `prefix` and returns the names. A worker killed between a segment's
+// creation and its last release leaves it behind; the kernel never frees a name by itself (as
+// PyTorch's torch_shm_manager exists to do for its shared-memory files).
+std::vector<std::string> unlink_segments_with_prefix(const std::string& prefix);
 
 }  // namespace sharebench

@@ -54,6 +54,10 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   WorkerSlot& slot = block->slots[rank];
   slot.pid.store(::getpid());
   slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
+  count_locks_held_in(&slot.locks_held);
+  struct StopCounting {
+    ~StopCounting() { count_locks_held_in(nullptr); }  // the slot dies with the arena
+  } stop_counting;
   try {
     if (g_init_hook) g_init_hook(cell);
     const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);

@@ -81,12 +81,16 @@ void judge_against(const Expectation& e, Repetition& rep) {
   }
   for (const Check& c : rep.checks) {
     if (c.verdict == Verdict::kPass || listed(e.must_fail, c.name) || listed(e.may_fail, c.name)) continue;
+    if (e.others_free && !listed(e.must_pass, c.name)) continue;
     unexpected.push_back(fmt::format("{} ({})", c.name, to_string(c.verdict)));
   }
   rep.as_expected = missed.empty() && unexpected.empty();
   if (rep.as_expected) {
     rep.expectation_message =
-        e.clean() ? "clean, as expected" : fmt::format("caught: {}", fmt::join(e.must_fail, ", "));
+        e.clean()         ? std::string("clean, as expected")
+        : e.others_free   ? fmt::format("fault handled: {} failed as it must; the harness's checks passed",
+                                        fmt::join(e.must_fail, ", "))
+                          : fmt::format("caught: {}", fmt::join(e.must_fail, ", "));
   } else if (!missed.empty()) {
     rep.expectation_message = fmt::format("planted bug NOT caught by: {}", fmt::join(missed, ", "));
     if (!unexpected.empty()) rep.expectation_message += fmt::format("; also {}", fmt::join(unexpected, ", "));

@@ -82,10 +82,17 @@ struct Repetition {
 
 // What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in
 // must_fail fails; checks in may_fail are free (a bug that shows only sometimes through them).
+// Under an injected fault (harness/faults) the scenario's own checks are free (`others_free`) and
+// only the harness's checks in must_pass are held to pass.
 struct Expectation {
+  Expectation() = default;
+  Expectation(std::vector<std::string> must, std::vector<std::string> may = {})  // NOLINT: brace-initialised
+      : must_fail(std::move(must)), may_fail(std::move(may)) {}
   std::vector<std::string> must_fail;
   std::vector<std::string> may_fail;
-  bool clean() const { return must_fail.empty(); }
+  bool others_free = false;             // every check not in must_fail or must_pass may fail
+  std::vector<std::string> must_pass;   // when present, these must pass, whatever else holds
+  bool clean() const { return must_fail.empty() && !others_free; }
 };
 
 struct CellResult {

@@ -51,6 +51,15 @@ json repetition_json(const Repetition& r) {
               {"workers", workers}};
 }
 
+json expected_json(const Expectation& e) {
+  json j{{"must_fail", e.must_fail}, {"may_fail", e.may_fail}};
+  if (e.others_free) {
+    j["others_free"] = true;
+    j["must_pass"] = e.must_pass;
+  }
+  return j;
+}
+
 json cell_json(const CellResult& c) {
   json reps = json::array();
   for (const auto& r : c.repetitions) reps.push_back(repetition_json(r));
@@ -63,7 +72,7 @@ json cell_json(const CellResult& c) {
               {"procs", c.config.procs},
               {"config", config},
               {"known_bug", c.known_bug},
-              {"expected", {{"must_fail", c.expected.must_fail}, {"may_fail", c.expected.may_fail}}},
+              {"expected", expected_json(c.expected)},
               {"as_expected", c.as_expected()},
               {"repro", c.repro},
               {"repetitions", reps}};
@@ -130,6 +139,10 @@ RunResult results_from_json(const json& j) {
     c.known_bug = field<bool>(cj, "known_bug", "cell");
     c.expected.must_fail = field<std::vector<std::string>>(cj.at("expected"), "must_fail", "cell.expected");
     c.expected.may_fail = field<std::vector<std::string>>(cj.at("expected"), "may_fail", "cell.expected");
+    c.expected.others_free = cj.at("expected").value("others_free", false);
+    if (c.expected.others_free) {
+      c.expected.must_pass = field<std::vector<std::string>>(cj.at("expected"), "must_pass", "cell.expected");
+    }
     c.repro = field<std::string>(cj, "repro", "cell");
     for (const json& rj : field<json>(cj, "repetitions", "cell")) {
       Repetition r;

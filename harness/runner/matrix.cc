@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/faults/fault_injector.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -32,6 +33,11 @@ void validate(const MatrixRequest& r) {
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
   if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
   if (w.average_every < 1 || w.average_every > kMaxSteps) throw UsageError("--average-every must be at least 1");
+  const FaultPlan& f = r.base.fault;
+  if (f.active() && f.at_step > w.steps) {
+    throw UsageError(fmt::format("--fault {}: step {} is beyond --steps {}; it would never be injected", f.spec(),
+                                 f.at_step, w.steps));
+  }
 }
 }  // namespace
 
@@ -51,6 +57,19 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
   std::vector<int> procs = request.procs.empty() ? std::vector<int>{1, 2} : request.procs;
   for (int p : procs) {
     if (p < 1 || p > kMaxProcs) throw UsageError(fmt::format("--procs must be 1..{}, got {}", kMaxProcs, p));
+  }
+  const FaultPlan& fault = request.base.fault;
+  if (fault.active()) {
+    if (std::find(starts.begin(), starts.end(), StartMethod::kThread) != starts.end()) {
+      throw UsageError(fmt::format("--fault {}: a fault signals one worker process, and under the thread start "
+                                   "method every worker shares one",
+                                   fault.spec()));
+    }
+    if (request.known_bugs) throw UsageError("--fault runs clean variants only, not with --known-bugs");
+    procs.erase(std::remove_if(procs.begin(), procs.end(), [&](int p) { return p <= fault.rank; }), procs.end());
+    if (procs.empty()) {
+      throw UsageError(fmt::format("--fault {}: no process count has a rank {} (--procs)", fault.spec(), fault.rank));
+    }
   }
 
   // (scenario, variant) pairs in the order asked.
@@ -82,6 +101,9 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         for (const auto& k : s->variants()) known.push_back(k.name);
         throw UsageError(fmt::format("scenario '{}' has no variant '{}' (variants: {})", scenario_name, variant,
                                      fmt::join(known, ", ")));
+      }
+      if (fault.active() && v->known_bug) {
+        throw UsageError(fmt::format("--fault runs clean variants only; {}/{} is a known bug", scenario_name, variant));
       }
       add(s, v);
     } else {
@@ -121,7 +143,8 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         cell.config.variant = v->name;
         cell.config.start = m;
         cell.config.procs = p;
-        cell.expected = v->expectation_for(p);
+        cell.expected = fault.active() ? expectation_under_fault(fault, request.base.hang_timeout_s)
+                                       : v->expectation_for(p, m);
         cell.known_bug = v->known_bug;
         cells.push_back(std::move(cell));
       }

@@ -9,12 +9,14 @@
 #include <ctime>
 #include <exception>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "harness/arena/shared_arena.h"
 #include "harness/env/environment.h"
+#include "harness/faults/fault_injector.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
@@ -121,6 +123,13 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
       judge_against(planned.expected, rep);
       return rep;
     }
+    std::optional<FaultInjector> faults;
+    if (cell.fault.active()) {
+      if (cell.start == StartMethod::kThread) {
+        throw std::runtime_error("a fault signals one worker process; under the thread start method all share one");
+      }
+      faults.emplace(cell.fault, cell.hang_timeout_s);
+    }
     SharedArena arena = SharedArena::create(arena_bytes);
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
     SetupContext setup(cell, arena);
@@ -132,12 +141,22 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     {
       auto group = launcher->launch(cell, arena);
       sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, gdb_stacks},
-                      [&] { scenario->before_teardown(arena); });
+                      [&] { scenario->before_teardown(arena); }, faults ? &*faults : nullptr);
     }  // the group is gone: every worker has been reaped
     rep.status = sup.status;
     rep.status_message = sup.message;
     rep.wall_s = sup.wall_s;
     record_workers(sup, *block, launch_ns, rep);  // may downgrade a completed run: see there
+    if (faults) {
+      // The verdict names what happened: the liveness message carries the fault, and the fault
+      // has its own check.
+      const Check injected = faults->check(*block);
+      for (Check& c : rep.checks) {
+        if (c.name == "liveness") c.message += fmt::format(" [fault: {}]", injected.message);
+      }
+      rep.status_message += fmt::format(" [fault: {}]", injected.message);
+      rep.checks.push_back(injected);
+    }
 
     CheckContext check(cell, arena, rep);
     try {
@@ -187,6 +206,7 @@ std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
   if (w.average_every != d.average_every) add("--average-every", std::to_string(w.average_every));
   if (c.hang_timeout_s != dc.hang_timeout_s) add("--hang-timeout", fmt::format("{}", c.hang_timeout_s));
   if (c.deadline_s != dc.deadline_s) add("--deadline", fmt::format("{}", c.deadline_s));
+  if (c.fault.active()) add("--fault", c.fault.spec());
   return args;
 }
 

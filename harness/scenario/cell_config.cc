@@ -34,7 +34,9 @@ const std::vector<StartMethod>& all_start_methods() {
 }
 
 std::string CellConfig::id() const {
-  return fmt::format("{}@{}:{}", scenario_variant(), to_string(start), procs);
+  std::string id = fmt::format("{}@{}:{}", scenario_variant(), to_string(start), procs);
+  if (fault.active()) id += "~" + fault.spec();
+  return id;
 }
 
 static json workload_json(const WorkloadOptions& w) {
@@ -52,6 +54,7 @@ std::string CellConfig::to_json() const {
          {"start", to_string(start)}, {"procs", procs},
          {"repetition", repetition}, {"hang_timeout_s", hang_timeout_s},
          {"deadline_s", deadline_s}, {"workload", workload_json(workload)}};
+  if (fault.active()) j["fault"] = fault.spec();
   return j.dump();
 }
 
@@ -67,6 +70,7 @@ CellConfig CellConfig::from_json(std::string_view text) {
   c.repetition = j.at("repetition").get<int>();
   c.hang_timeout_s = j.at("hang_timeout_s").get<double>();
   c.deadline_s = j.at("deadline_s").get<double>();
+  c.fault = FaultPlan::parse(j.value("fault", std::string()));
   const json& w = j.at("workload");
   c.workload.steps = w.at("steps");
   c.workload.batch = w.at("batch");

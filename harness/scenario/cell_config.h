@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/faults/fault_plan.h"
+
 namespace sharebench {
 
 enum class StartMethod { kFork, kSpawn, kForkserver, kThread };
@@ -44,10 +46,12 @@ struct CellConfig {
   WorkloadOptions workload;
   double hang_timeout_s = 10;
   double deadline_s = 120;
+  FaultPlan fault;  // injected by the runner; none by default
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }
-  // A stable id for the cell, without the repetition: "locked/whole-step@fork:2".
+  // A stable id for the cell, without the repetition: "locked/whole-step@fork:2", and with a fault
+  // "locked/whole-step@fork:2~kill:1@20".
   std::string id() const;
   std::string to_json() const;
   static CellConfig from_json(std::string_view text);

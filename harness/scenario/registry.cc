@@ -9,13 +9,21 @@
 namespace sharebench {
 
 ScenarioInfo* ScenarioInfo::Variant(std::string name, std::string description) {
-  variants_.push_back(VariantInfo{std::move(name), std::move(description), false, {}, 2});
+  variants_.push_back(VariantInfo{std::move(name), std::move(description), false, {}, 2, {}});
   return this;
 }
 
 ScenarioInfo* ScenarioInfo::KnownBug(std::string name, std::string description, Expectation expect,
                                      int min_procs) {
-  variants_.push_back(VariantInfo{std::move(name), std::move(description), true, std::move(expect), min_procs});
+  variants_.push_back(VariantInfo{std::move(name), std::move(description), true, std::move(expect), min_procs, {}});
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::OnlyUnder(std::initializer_list<StartMethod> methods) {
+  if (variants_.empty() || !variants_.back().known_bug) {
+    throw std::logic_error("OnlyUnder() follows a KnownBug() of scenario " + name_);
+  }
+  variants_.back().bug_starts.assign(methods.begin(), methods.end());
   return this;
 }
 

@@ -18,6 +18,7 @@
 // spawn or forkserver.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -131,8 +132,12 @@ struct VariantInfo {
   bool known_bug = false;
   Expectation expect;       // applies at procs >= min_procs; below it the variant must be clean
   int min_procs_for_bug = 2;
-  Expectation expectation_for(int procs) const {
-    return known_bug && procs >= min_procs_for_bug ? expect : Expectation{};
+  std::vector<StartMethod> bug_starts;  // the start methods the bug shows under; empty: all
+  bool bug_shows_under(StartMethod m) const {
+    return bug_starts.empty() || std::find(bug_starts.begin(), bug_starts.end(), m) != bug_starts.end();
+  }
+  Expectation expectation_for(int procs, StartMethod start) const {
+    return known_bug && procs >= min_procs_for_bug && bug_shows_under(start) ? expect : Expectation{};
   }
 };
 
@@ -145,6 +150,9 @@ class ScenarioInfo {
   ScenarioInfo* Variant(std::string name, std::string description);
   // A variant that plants a bug; `expect` says which checks must catch it at >= min_procs.
   ScenarioInfo* KnownBug(std::string name, std::string description, Expectation expect, int min_procs = 2);
+  // The last known bug shows only under these start methods; under the others it must be clean
+  // (a fork hazard: hangs under fork, clean under spawn and forkserver).
+  ScenarioInfo* OnlyUnder(std::initializer_list<StartMethod> methods);
   // Start methods this scenario supports (default: all four).
   ScenarioInfo* Starts(std::initializer_list<StartMethod> methods);
   // The fewest processes a cell needs (a producer and a consumer: 2). Smaller counts in a

@@ -41,6 +41,7 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> pid{0};
   std::atomic<std::int32_t> tid{0};
   std::atomic<std::int64_t> steps{0};         // units of work completed
+  std::atomic<std::int32_t> locks_held{0};    // ProcessMutexes this worker holds (fault injection)
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()

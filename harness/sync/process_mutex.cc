@@ -28,12 +28,20 @@ void forget_ids() {
 pid_t cached_pid() { return t_pid ? t_pid : (t_pid = ::getpid()); }
 pid_t cached_tid() { return t_tid ? t_tid : (t_tid = static_cast<pid_t>(::syscall(SYS_gettid))); }
 
+thread_local std::atomic<std::int32_t>* t_locks_held = nullptr;
+// Single writer: a plain load and store, not a read-modify-write, keep the uncontended lock cheap.
+void add_held(std::int32_t delta) {
+  if (t_locks_held) t_locks_held->store(t_locks_held->load(std::memory_order_relaxed) + delta, std::memory_order_release);
+}
+
 void check_rank(int rank) {
   if (rank < 0 || rank >= ProcessMutex::kMaxRanks) {
     throw std::out_of_range(fmt::format("rank {} outside 0..{}", rank, ProcessMutex::kMaxRanks - 1));
   }
 }
 }  // namespace
+
+void count_locks_held_in(std::atomic<std::int32_t>* counter) { t_locks_held = counter; }
 
 ProcessMutex::ProcessMutex(int id) : id_(id) {
   pthread_mutexattr_t attr;
@@ -57,6 +65,7 @@ void ProcessMutex::mark_acquired(int rank, bool recovered) {
   owner_pid_.store(cached_pid(), std::memory_order_release);
   owner_tid_.store(cached_tid(), std::memory_order_release);
   acquisitions_.fetch_add(1, std::memory_order_relaxed);
+  add_held(1);  // after the owner record: a count above 0 means the lock is really held
 }
 
 bool ProcessMutex::try_lock(int rank, bool* recovered_owner_death) {
@@ -92,6 +101,7 @@ LockResult ProcessMutex::lock(int rank) {
 }
 
 void ProcessMutex::unlock() {
+  add_held(-1);  // before the release: a count above 0 still means the lock is held
   owner_rank_.store(kNoOwner, std::memory_order_release);
   owner_pid_.store(0, std::memory_order_release);
   owner_tid_.store(0, std::memory_order_release);

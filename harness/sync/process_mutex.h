@@ -62,6 +62,11 @@ class ProcessMutex {
   std::atomic<std::uint64_t> owner_deaths_{0};
 };
 
+// Every ProcessMutex the calling thread locks or unlocks from now on is counted in *counter (which
+// only this thread writes): the worker's slot, so the fault injector can kill a worker while it
+// holds a lock. nullptr stops counting.
+void count_locks_held_in(std::atomic<std::int32_t>* counter);
+
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "cross-process atomics must be lock-free");
 

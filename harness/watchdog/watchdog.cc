@@ -40,7 +40,7 @@ std::string describe_exit(const WorkerExit& e) {
 }  // namespace
 
 Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
-                      const std::function<void()>& before_teardown) {
+                      const std::function<void()>& before_teardown, FaultInjector* faults) {
   Supervision sup;
   const auto start = Clock::now();
   const auto hang_after = std::chrono::duration<double>(limits.hang_timeout_s);
@@ -65,6 +65,7 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   while (group.running() > 0) {
     absorb(group.wait_exits(kPollInterval));
     if (group.running() == 0) break;
+    if (faults) faults->poll(group, block, sup.exits);
     const auto now = Clock::now();
     if (interrupt_requested()) {
       sup.status = RunStatus::kInterrupted;
@@ -103,6 +104,7 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
     }
   }
 
+  if (faults) faults->release(group, sup.exits);
   if (group.running() > 0) {
     // Record where every worker still alive is before tearing it down.
     const auto pids = group.pids();

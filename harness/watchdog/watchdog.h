@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/faults/fault_injector.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"
@@ -38,7 +39,8 @@ struct Supervision {
 
 // `before_teardown` runs once the stuck workers are frozen (SIGSTOP) and before they are killed:
 // a consistent moment to read lock owners and waiters (a kill itself changes robust mutexes).
+// `faults`, when given, is polled on every round of supervision and injects its fault from there.
 Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
-                      const std::function<void()>& before_teardown = {});
+                      const std::function<void()>& before_teardown = {}, FaultInjector* faults = nullptr);
 
 }  // namespace sharebench

@@ -1,0 +1,58 @@
+// FaultInjector: carries out a FaultPlan against one running cell repetition, from the runner's
+// watchdog loop (it is polled there, so it adds no thread). It signals one worker process only,
+// and only while the watchdog has not reaped it (a reaped pid could be reused).
+//
+// Afterwards it says what it did as the `fault-injected` check (pass: injected as planned;
+// unknown: the target ended, or never held a lock, before the fault could land) and as the
+// expectation the repetition is judged by:
+//   kill, kill-holding-lock, stall longer than the hang timeout
+//       `liveness` must fail; the scenario's own checks are free (a killed worker may leave the
+//       shared state half-updated); `no-leaks`, `fault-injected`, `checker` and `setup` must pass.
+//   stall shorter than the hang timeout
+//       the cell must be clean: a paused worker is slow, not wrong, and must not be called hung.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "harness/faults/fault_plan.h"
+#include "harness/launch/launcher.h"
+#include "harness/results/results.h"
+#include "harness/scenario/worker_slot.h"
+
+namespace sharebench {
+
+// The expectation a cell with this fault is judged by (above).
+Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s);
+
+class FaultInjector {
+ public:
+  FaultInjector(const FaultPlan& plan, double hang_timeout_s);
+
+  // Called on every watchdog poll: injects when due, ends a stall when its time is up.
+  void poll(WorkerGroup& group, const HarnessBlock& block, const std::map<int, WorkerExit>& exited);
+  // The watchdog is about to tear the group down: a stalled worker is let go first.
+  void release(WorkerGroup& group, const std::map<int, WorkerExit>& exited);
+
+  bool injected() const { return injected_; }
+  // One sentence: what was done, to whom, when; or why nothing was.
+  std::string outcome(const HarnessBlock& block) const;
+  Check check(const HarnessBlock& block) const;
+
+ private:
+  enum class Stage { kWaiting, kSeekingLock, kStalled, kDone };
+  using Clock = std::chrono::steady_clock;
+  bool try_kill_holding_lock(pid_t pid, const WorkerSlot& slot);
+
+  FaultPlan plan_;
+  double hang_timeout_s_;
+  Stage stage_ = Stage::kWaiting;
+  bool injected_ = false;
+  std::int64_t injected_at_step_ = 0;
+  int lock_attempts_ = 0;
+  Clock::time_point stall_until_{};
+  pid_t stopped_pid_ = 0;
+};
+
+}  // namespace sharebench

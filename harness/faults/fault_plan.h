@@ -1,0 +1,39 @@
+// FaultPlan: one fault to inject into a cell repetition, in the spirit of Jepsen's nemesis. The
+// runner injects it from outside the workers, with signals, when the target worker's own step
+// count reaches `at_step`:
+//   kill               SIGKILL the worker (a crash: OOM killer, a segfault elsewhere)
+//   kill-holding-lock  SIGSTOP it until it is seen holding a ProcessMutex, then SIGKILL it there:
+//                      the survivors must recover the lock (robust mutex) or the cell must end
+//   stall              SIGSTOP it for `stall_s` seconds, then SIGCONT (a descheduled VM, a debugger
+//                      pause); longer than the hang timeout, the watchdog must call it a hang
+// Killing rank 0 of the ipc scenario is killing the producer mid-stream.
+// The textual form, used on the command line and in cell ids, is KIND:RANK@STEP, with +SECONDS
+// for a stall: "kill:1@20", "kill-holding-lock:0@5", "stall:1@10+3".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sharebench {
+
+enum class FaultKind { kNone, kKill, kKillHoldingLock, kStall };
+
+struct FaultPlan {
+  FaultKind kind = FaultKind::kNone;
+  int rank = 0;
+  std::int64_t at_step = 1;
+  double stall_s = 0;  // stall only
+
+  bool active() const { return kind != FaultKind::kNone; }
+  // "kill:1@20", "stall:0@10+3"; "" when none.
+  std::string spec() const;
+  // Throws std::invalid_argument with a sentence that says what is wrong.
+  static FaultPlan parse(std::string_view spec);
+};
+
+std::string_view to_string(FaultKind k);
+std::optional<FaultKind> parse_fault_kind(std::string_view s);
+
+}  // namespace sharebench
