@@ -32,5 +32,6 @@ std::function<int()> add_list_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);
+std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv);
 
 }  // namespace sharebench::cli

@@ -43,6 +43,7 @@ int run_cli(int argc, char** argv) {
   auto report = sharebench::cli::add_report_command(app);
   auto compare = sharebench::cli::add_compare_command(app);
   auto repro = sharebench::cli::add_repro_command(app);
+  auto soak = sharebench::cli::add_soak_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -61,6 +62,7 @@ int run_cli(int argc, char** argv) {
       if (sub->get_name() == "report") return report();
       if (sub->get_name() == "compare") return compare();
       if (sub->get_name() == "repro") return repro();
+      if (sub->get_name() == "soak") return soak();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());

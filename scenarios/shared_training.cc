@@ -146,8 +146,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
       ctx.record_point(static_cast<double>((s + 1) * ctx.procs()), window / every);
       window = 0;
     }
-    ctx.beat(s + 1);
-    if (w.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(w.step_delay_us));
+    ctx.beat(s + 1);  // and pauses for --step-delay-us, when set
   }
   ctx.finish();
   ctx.metric("overlaps", static_cast<double>(overlaps));
@@ -214,16 +213,22 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
                     : fmt::format("after {} training steps the shared parameters are bit for bit as published: no "
                                   "update reached the shared model", steps));
   }
-  if (planted_ == Planted::kOwnerDeath && ctx.cell().procs >= 2) {  // one process: nothing is planted
-    const auto* state = arena.lookup<SharedState>(kStateRegion);
+  // A planted owner death, or one a fault injected (kill-holding-lock): the lock must be recovered.
+  const auto* lock_state = arena.lookup<SharedState>(kStateRegion);
+  if ((planted_ == Planted::kOwnerDeath && ctx.cell().procs >= 2) || lock_state->mutex.owner_deaths() > 0) {
+    const auto* state = lock_state;
     const auto deaths = state->mutex.owner_deaths();
     const auto by = state->recovered_by.load();
     int survivors_done = 0;
-    for (const auto& wv : ctx.workers()) survivors_done += wv.completed ? 1 : 0;
-    const bool ok = deaths >= 1 && by >= 0 && survivors_done == ctx.cell().procs - 1;
+    std::vector<int> dead;
+    for (const auto& wv : ctx.workers()) {
+      survivors_done += wv.completed ? 1 : 0;
+      if (!wv.completed) dead.push_back(wv.rank);
+    }
+    const bool ok = deaths >= 1 && by >= 0 && survivors_done == ctx.cell().procs - static_cast<int>(deaths);
     ctx.check("owner-death-recovered", ok ? Verdict::kPass : Verdict::kFail, static_cast<double>(deaths),
               ok ? fmt::format("rank {} died holding the lock; rank {} recovered it (EOWNERDEAD, made consistent) "
-                               "and the {} survivor(s) finished", ctx.cell().procs - 1, by, survivors_done)
+                               "and the {} survivor(s) finished", fmt::join(dead, ", "), by, survivors_done)
                  : fmt::format("owner deaths {}, recovered by rank {}, {} survivor(s) finished", deaths, by,
                                survivors_done));
   }

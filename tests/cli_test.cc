@@ -135,6 +135,14 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --hang-timeout 0", "--hang-timeout must be"},
                       BadInput{"run --deadline 1e12", "--deadline must be"},
                       BadInput{"run --steps 10 --out /proc/sharebench-cannot", "cannot create output directory"},
+                      BadInput{"run --fault explode:1@2", "unknown kind 'explode'"},
+                      BadInput{"run --fault kill:1", "is not of the form"},
+                      BadInput{"run --scenario locked --procs 2 --fault kill:2@5", "no process count has a rank 2"},
+                      BadInput{"run --scenario locked --start thread --fault kill:0@5", "thread start method"},
+                      BadInput{"run --scenario locked --steps 10 --fault kill:0@50", "beyond --steps 10"},
+                      BadInput{"run --scenario locked/local-lock --fault kill:0@5", "clean variants only"},
+                      BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
+                      BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
                       BadInput{"frobnicate", "subcommand"}));
 
 TEST(Cli, InterruptTearsDownAndWritesPartialResults) {

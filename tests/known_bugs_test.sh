@@ -22,7 +22,8 @@ for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwi
             deadlock/lock-order-staggered:lock-order inference/writer:parameters-unchanged \
             inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree \
             snapshot/element-lock:consistent-snapshots ipc/early-reuse:message-checksums \
-            ipc/early-reuse:buffer-lifetime ipc/producer-exits:producer-lifetime; do
+            ipc/early-reuse:buffer-lifetime ipc/producer-exits:producer-lifetime \
+            fork/threads-holding-lock:liveness fork/threads-holding-lock:fork-safe; do
   variant=${pair%%:*}
   check=${pair#*:}
   "$bin" run --scenario "$variant" --start fork --procs 2 "${quick[@]}" --disable-check "$check" \

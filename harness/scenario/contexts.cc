@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/scenario.h"
+
+#include <chrono>
+#include <thread>
 #include "harness/util/clock.h"
 
 namespace sharebench {
@@ -35,6 +38,8 @@ void WorkerContext::beat(std::int64_t steps_done) {
   slot_->steps.store(steps_done, std::memory_order_relaxed);
   slot_->last_beat_ns.store(monotonic_ns(), std::memory_order_relaxed);
   slot_->heartbeat.fetch_add(1, std::memory_order_release);
+  // --step-delay-us slows every scenario alike: after each unit of progress, not inside it.
+  if (cell_.workload.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(cell_.workload.step_delay_us));
 }
 
 double WorkerContext::elapsed_s() const {

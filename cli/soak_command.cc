@@ -1,0 +1,143 @@
+// `sharebench soak`: many short cells under random faults (harness/runner/soak.h), run like any
+// other matrix (results file, progress line, interrupt handling), then the figures and what the
+// run left behind. Exit 0 when every cell ended as its fault says it must and nothing was left;
+// 1 otherwise; 130 when interrupted.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "harness/launch/forkserver.h"
+#include "harness/launch/launcher.h"
+#include "harness/results/run_directory.h"
+#include "harness/runner/interrupt.h"
+#include "harness/runner/leak_check.h"
+#include "harness/runner/runner.h"
+#include "harness/runner/soak.h"
+
+namespace sharebench::cli {
+
+namespace {
+struct SoakFlags {
+  SoakOptions options;
+  std::string out;
+  std::string format = "console";
+};
+
+std::string render_figures(const SoakFigures& f, double wall_s, const std::string& results_path) {
+  std::string out = fmt::format("Soak: {} cells in {:.0f} s, {} as expected\n", f.cells, wall_s, f.as_expected);
+  for (const auto& [kind, planned] : f.faults_planned) {
+    const auto it = f.faults_injected.find(kind);
+    if (kind == "none") {
+      out += fmt::format("  no fault            {:>4} cells\n", planned);
+    } else {
+      out += fmt::format("  {:<19} {:>4} planned, {:>4} injected\n", kind, planned,
+                         it == f.faults_injected.end() ? 0 : it->second);
+    }
+  }
+  out += fmt::format("  hangs detected      {:>4}\n  workers killed      {:>4} (by faults and by hang teardowns)\n",
+                     f.hangs, f.worker_deaths);
+  out += fmt::format("  leftover processes  {:>4}{}\n", f.leftover_processes.size(),
+                     f.leftover_processes.empty() ? "" : fmt::format(" (pids {})", fmt::join(f.leftover_processes, ", ")));
+  out += fmt::format("  leftover /dev/shm   {:>4}{}\n", f.leftover_segments.size(),
+                     f.leftover_segments.empty() ? "" : fmt::format(" ({})", fmt::join(f.leftover_segments, ", ")));
+  for (const std::string& u : f.unexpected) out += fmt::format("  UNEXPECTED {}\n", u);
+  out += fmt::format("{}\nresults: {}\n", f.ok() ? "Soak passed." : "Soak FAILED.", results_path);
+  return out;
+}
+
+nlohmann::json figures_json(const SoakFigures& f, const SoakOptions& o, double wall_s) {
+  return nlohmann::json{{"cells", f.cells},
+                        {"as_expected", f.as_expected},
+                        {"seed", o.seed},
+                        {"steps", o.steps},
+                        {"hang_timeout_s", o.hang_timeout_s},
+                        {"faults_planned", f.faults_planned},
+                        {"faults_injected", f.faults_injected},
+                        {"hangs", f.hangs},
+                        {"worker_deaths", f.worker_deaths},
+                        {"unexpected", f.unexpected},
+                        {"leftover_processes", f.leftover_processes},
+                        {"leftover_segments", f.leftover_segments},
+                        {"wall_s", wall_s},
+                        {"passed", f.ok()}};
+}
+}  // namespace
+
+std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = app.add_subcommand(
+      "soak", "many short cells under random faults (kill, kill holding a lock, stalls); then the count of "
+              "what was injected, what hung, and what was left behind");
+  auto f = std::make_shared<SoakFlags>();
+  cmd->add_option("--cells", f->options.cells, "cells to run")->capture_default_str();
+  cmd->add_option("--seed", f->options.seed, "seed of the random plan (the same seed, the same soak)")
+      ->capture_default_str();
+  cmd->add_option("--steps", f->options.steps, "steps per worker (each followed by a 2 ms pause)")->capture_default_str();
+  cmd->add_option("--hang-timeout", f->options.hang_timeout_s, "seconds without progress that make a hang")
+      ->capture_default_str();
+  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>)");
+  cmd->add_option("--format", f->format, "console, json (the figures on stdout) or none")
+      ->check(CLI::IsMember({"console", "json", "none"}))
+      ->capture_default_str();
+
+  return [f, argc, argv] {
+    std::vector<PlannedCell> cells;
+    try {
+      cells = plan_soak(f->options);
+    } catch (const UsageError& e) {
+      return usage_error(e.what());
+    }
+    const std::string mark = mark_soak_processes();  // before the forkserver: it must carry the mark too
+    ForkServer::instance().start();
+    install_interrupt_handlers();
+    run_runner_init_hook(cells.front().config);
+
+    RunnerOptions options;
+    options.cells = std::move(cells);
+    options.out_dir = f->out;
+    options.command.assign(argv, argv + argc);
+    options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.arena_bytes = std::size_t{64} << 20;
+    const auto t0 = std::chrono::steady_clock::now();
+    RunOutcome outcome;
+    try {
+      outcome = run_matrix(options);
+    } catch (const OutputPathError& e) {
+      ForkServer::instance().stop();
+      return usage_error(e.what());
+    }
+    ForkServer::instance().stop();
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    SoakFigures figures = summarise_soak(outcome.result);
+    // Exits already reaped by the runner; give a killed process's last breath a moment to clear.
+    for (int i = 0; i < 20; ++i) {
+      figures.leftover_processes = processes_with_mark(mark);
+      if (figures.leftover_processes.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const ResourceSnapshot after = take_resource_snapshot();
+    figures.leftover_segments.assign(after.shm.begin(), after.shm.end());
+
+    const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
+    const nlohmann::json summary = figures_json(figures, f->options, wall_s);
+    write_file_atomically(dir + "/soak.json", summary.dump(1) + "\n");
+    if (f->format == "console") {
+      std::fputs(render_figures(figures, wall_s, outcome.results_path).c_str(), stdout);
+    } else if (f->format == "json") {
+      std::puts(summary.dump(1).c_str());
+    }
+    std::fflush(stdout);
+    if (outcome.exit_code == 130) return 130;
+    return figures.ok() ? kExitOk : kExitUnexpected;
+  };
+}
+
+}  // namespace sharebench::cli
