@@ -7,6 +7,10 @@
 //   BM_PthreadMutexUncontended  the bound: a robust, process-shared pthread mutex, nothing else
 //   BM_MutexContended           two processes lock/unlock the same ProcessMutex; time per
 //                               acquisition by the timed side
+//   BM_MutexHandoff             the mutex as a baton: its holder lets go only once the other
+//                               process is waiting in lock() (its waiter bit is up), so every
+//                               acquisition is a handoff to a blocked waiter; one iteration is a
+//                               round trip (two handoffs), comparable with BM_FutexPingPong
 #include <pthread.h>
 
 #include <atomic>
@@ -122,6 +126,44 @@ void BM_MutexContended(benchmark::State& state) {
   shared->stop.store(1);
 }
 BENCHMARK(BM_MutexContended)->UseRealTime();
+
+// Waits until `rank`'s waiter bit is up on `m` (it is blocked in lock(), or about to be).
+bool wait_for_waiter(const ProcessMutex& m, int rank, const std::atomic<std::uint32_t>& stop) {
+  const std::uint64_t bit = std::uint64_t{1} << rank;
+  while ((m.waiting_ranks() & bit) == 0) {
+    if (stop.load(std::memory_order_relaxed)) return false;
+  }
+  return true;
+}
+
+void BM_MutexHandoff(benchmark::State& state) {
+  SharedObject<ContendedMutex> shared;
+  std::atomic<std::uint32_t>& stop = shared->stop;
+  shared->mutex.lock(0);  // the timed side starts with the baton
+  PartnerProcess partner([&] {
+    for (;;) {
+      shared->mutex.lock(1);  // handed over by rank 0
+      if (stop.load()) {
+        shared->mutex.unlock();
+        return;
+      }
+      ++shared->counter;
+      if (!wait_for_waiter(shared->mutex, 0, stop)) {
+        shared->mutex.unlock();
+        return;
+      }
+      shared->mutex.unlock();  // hand it back
+    }
+  });
+  for (auto _ : state) {
+    wait_for_waiter(shared->mutex, 1, stop);
+    shared->mutex.unlock();  // handoff to rank 1 ...
+    shared->mutex.lock(0);   // ... and back
+  }
+  stop.store(1);
+  shared->mutex.unlock();
+}
+BENCHMARK(BM_MutexHandoff)->UseRealTime();
 
 }  // namespace
 }  // namespace sharebench::bench

@@ -42,6 +42,27 @@ inline constexpr double kConvergenceRelTol = 0.15;
 inline constexpr double kConvergenceAbsTol = 0.05;
 inline constexpr int kCanaryElements = 64;
 
+// The guarded section's instrumentation: occupancy on entry and exit, canary read and write.
+// The canary is read and written with plain loads and stores (not tensor ops), so a race on it is
+// visible to ThreadSanitizer in thread mode, like the parameter update itself (apply_sgd).
+class GuardedSection {
+ public:
+  GuardedSection(std::atomic<std::int32_t>& occupancy, double* canary, std::int64_t& overlaps)
+      : occupancy_(occupancy), canary_(canary) {
+    if (occupancy_.fetch_add(1, std::memory_order_acq_rel) != 0) ++overlaps;
+    for (int i = 0; i < kCanaryElements; ++i) snapshot_[i] = canary_[i];
+  }
+  ~GuardedSection() {
+    for (int i = 0; i < kCanaryElements; ++i) canary_[i] = snapshot_[i] + 1;
+    occupancy_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+
+ private:
+  std::atomic<std::int32_t>& occupancy_;
+  double* canary_;
+  double snapshot_[kCanaryElements];
+};
+
 class SharedTrainingScenario : public Scenario {
  public:
   SharedTrainingScenario(const CellConfig& cell, LockPolicy policy, Planted planted = Planted::kNothing)
