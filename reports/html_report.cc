@@ -1,6 +1,6 @@
 // HTML report: one self-contained page that opens offline. Chart.js (Debian's libjs-chart.js,
 // MIT licence) is inlined at build time. Charts: throughput against process count per scenario
-// (one line per variant and start method), loss against steps and against time with the serial
+// (one line per variant and start method) and its parallel efficiency, loss against steps and against time with the serial
 // reference, launch latency by start method, and IPC handoff latency by size when a run has it.
 // Then failures (message, stuck workers, reproduce command), the table of cells, the environment.
 // When every chart has rendered, the page sets data-charts-drawn on <body>; its browser test reads it.
@@ -68,6 +68,26 @@ json chart_specs(const RunResult& run) {
     if (!datasets.empty()) {
       charts.push_back({{"id", "throughput-" + scenario}, {"title", scenario + ": throughput"}, {"kind", "line"},
                         {"integerX", true}, {"xTitle", "processes"}, {"yTitle", "steps/s (all workers)"}, {"datasets", datasets}});
+    }
+    // Parallel efficiency: throughput at p over p times the line's own 1-process throughput.
+    json efficiency = json::array();
+    for (const auto& [name, points] : lines) {
+      double one = 0;
+      for (const auto& pt : points) {
+        if (pt[0].get<int>() == 1) one = pt[1].get<double>();
+      }
+      if (one <= 0 || points.size() < 2) continue;
+      json eff = json::array();
+      for (const auto& pt : points) {
+        const int procs = pt[0].get<int>();
+        eff.push_back(json::array({procs, 100.0 * pt[1].get<double>() / (procs * one)}));
+      }
+      efficiency.push_back({{"label", name}, {"points", eff}});
+    }
+    if (!efficiency.empty()) {
+      charts.push_back({{"id", "efficiency-" + scenario}, {"title", scenario + ": parallel efficiency"},
+                        {"kind", "line"}, {"integerX", true}, {"xTitle", "processes"},
+                        {"yTitle", "% of 1-process throughput × processes"}, {"datasets", efficiency}});
     }
     // Loss against steps and time, at the largest process count, rank 0 of repetition 0.
     json by_step = json::array(), by_time = json::array();

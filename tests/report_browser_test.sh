@@ -29,7 +29,10 @@ total=$(sed -n 's/.*data-charts-total="\([0-9]*\)".*/\1/p' <<<"$body")
 drawn=$(sed -n 's/.*data-charts-drawn="\([0-9]*\)".*/\1/p' <<<"$body")
 echo "charts: $drawn of $total drawn"
 status=0
-if [ -z "$total" ] || [ "$total" -lt 7 ]; then echo "FAIL: expected at least 7 charts, page declares '${total}'"; status=1; fi
+if [ -z "$total" ] || [ "$total" -lt 9 ]; then echo "FAIL: expected at least 9 charts, page declares '${total}'"; status=1; fi
+for id in chart-throughput-hogwild chart-efficiency-hogwild chart-efficiency-locked; do
+  grep -q "id=\"$id\"" <<<"$dom" || { echo "FAIL: no $id on the page"; status=1; }
+done
 if [ "${drawn:-0}" != "${total:-x}" ]; then echo "FAIL: only ${drawn:-0} of ${total:-?} charts drew"; status=1; fi
 if grep -q 'data-errors' <<<"$html"; then echo "FAIL: the page raised script errors: $html"; status=1; fi
 if grep -E 'CONSOLE\(|Uncaught' "$out/chromium.log"; then echo "FAIL: console messages above"; status=1; fi
