@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/results/results.h"
+#include "harness/runner/runner.h"
 
 namespace sharebench::cli {
 
@@ -25,6 +26,10 @@ int usage_error(const std::string& message);
 // Reads a results file for a reading command; on a foreign or malformed file prints the one-line
 // error and returns nullopt (the caller exits with kExitUsage).
 std::optional<RunResult> load_results_or_report(const std::string& path);
+
+// Runs the matrix, then stops the forkserver whatever happened. An unwritable output path prints
+// the one-line error and returns nullopt (the caller exits with kExitUsage).
+std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& options);
 
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);

@@ -7,7 +7,9 @@
 #include "cli/commands.h"
 #include "cli/run_cli.h"
 #include "harness/results/results_json.h"
+#include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
+#include "harness/results/run_directory.h"
 
 namespace sharebench::cli {
 int usage_error(const std::string& message) {
@@ -17,6 +19,18 @@ int usage_error(const std::string& message) {
   }
   std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
   return kExitUsage;
+}
+
+std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& options) {
+  try {
+    RunOutcome outcome = run_matrix(options);
+    ForkServer::instance().stop();
+    return outcome;
+  } catch (const OutputPathError& e) {
+    ForkServer::instance().stop();
+    usage_error(e.what());
+    return std::nullopt;
+  }
 }
 
 std::optional<RunResult> load_results_or_report(const std::string& path) {

@@ -112,14 +112,9 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.progress = ::isatty(STDERR_FILENO) != 0;
     options.disabled_checks = f->disabled_checks;
     options.gdb_stacks = f->stacks == "gdb" || (f->stacks == "auto" && gdb_available());
-    RunOutcome outcome;
-    try {
-      outcome = run_matrix(options);
-    } catch (const OutputPathError& e) {
-      ForkServer::instance().stop();
-      return usage_error(e.what());
-    }
-    ForkServer::instance().stop();
+    const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
+    if (!ran) return kExitUsage;
+    const RunOutcome& outcome = *ran;
 
     const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
     for (const std::string& written : write_reports(outcome.result, f->formats, dir)) {

@@ -106,14 +106,9 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
     options.progress = ::isatty(STDERR_FILENO) != 0;
     options.arena_bytes = std::size_t{64} << 20;
     const auto t0 = std::chrono::steady_clock::now();
-    RunOutcome outcome;
-    try {
-      outcome = run_matrix(options);
-    } catch (const OutputPathError& e) {
-      ForkServer::instance().stop();
-      return usage_error(e.what());
-    }
-    ForkServer::instance().stop();
+    const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
+    if (!ran) return kExitUsage;
+    const RunOutcome& outcome = *ran;
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     SoakFigures figures = summarise_soak(outcome.result);
