@@ -31,6 +31,14 @@ std::optional<RunResult> load_results_or_report(const std::string& path);
 // the one-line error and returns nullopt (the caller exits with kExitUsage).
 std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& options);
 
+// --color auto|always|never on a subcommand that prints a console report.
+void add_color_option(CLI::App& cmd, std::string& mode);
+// Whether to paint: always; never; auto = a terminal on `fd` and no NO_COLOR in the environment.
+bool use_colour(const std::string& mode, int fd);
+
+// "sharebench 0.1.0 (git abc1234)\nLibTorch …\nBLAS …": what --version prints.
+std::string version_text();
+
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_list_command(CLI::App& app);
@@ -38,5 +46,6 @@ std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);
 std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv);
+std::function<int()> add_merge_command(CLI::App& app);
 
 }  // namespace sharebench::cli

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "harness/results/results_json.h"
 #include "harness/runner/runner.h"
+#include "harness/scenario/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 
 namespace sharebench::cli {
@@ -73,15 +74,15 @@ std::function<int()> add_repro_command(CLI::App& app) {
                                               env_or("TSAN_OPTIONS", ""));
       ::setenv("TSAN_OPTIONS", options.c_str(), 1);
     }
-    std::vector<std::string> args = repro_args(cell, 1);
     if (f->under == "gdb") {
       if (!gdb_available()) return usage_error("--under gdb: gdb is not installed");
-      args.insert(args.end(), {"--stacks", "gdb"});
+      cell.stacks = "gdb";
     }
-    std::string line = binary;
-    for (const auto& a : args) line += " " + a;
+    std::vector<std::string> args = repro_args(cell, 1);
+    std::string line = shell_quote(binary);
+    for (const auto& a : args) line += " " + shell_quote(a);
     if (f->dry_run) {
-      std::printf("%s%s\n", f->under == "tsan" ? fmt::format("TSAN_OPTIONS='{}' ", std::getenv("TSAN_OPTIONS")).c_str() : "",
+      std::printf("%s%s\n", f->under == "tsan" ? ("TSAN_OPTIONS=" + shell_quote(std::getenv("TSAN_OPTIONS")) + " ").c_str() : "",
                   line.c_str());
       return kExitOk;
     }

@@ -1,14 +1,20 @@
 // The sharebench command line as a library function, so a project with its own scenarios can make
 // its own binary with every command (examples/counter). Before anything else it checks for spawn's
 // hidden worker mode; the run command starts the forkserver before LibTorch is initialised.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/run_cli.h"
 #include "harness/results/results_json.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
+#include "harness/env/environment.h"
 #include "harness/results/run_directory.h"
 
 namespace sharebench::cli {
@@ -19,6 +25,30 @@ int usage_error(const std::string& message) {
   }
   std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
   return kExitUsage;
+}
+
+void add_color_option(CLI::App& cmd, std::string& mode) {
+  cmd.add_option("--color", mode, "colour on the console: auto (a terminal, and NO_COLOR unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+bool use_colour(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");  // no-color.org: set and not empty disables colour
+  return ::isatty(fd) != 0 && !(no_color && *no_color);
+}
+
+std::string version_text() {
+  const auto env = collect_environment();
+  auto get = [&](const char* k) {
+    auto it = env.find(k);
+    return it == env.end() ? std::string("unknown") : it->second;
+  };
+  return fmt::format("sharebench {} (git {})\nLibTorch {}\nBLAS {}{}\ncompiler {}\n", SHAREBENCH_VERSION,
+                     SHAREBENCH_GIT_REVISION, get("libtorch"), get("blas"),
+                     env.count("blas_config") ? " (" + env.at("blas_config") + ")" : std::string(), get("compiler"));
 }
 
 std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& options) {
@@ -50,24 +80,31 @@ int run_cli(int argc, char** argv) {
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
 
   CLI::App app{"sharebench: benchmark and check strategies for sharing one PyTorch model between processes"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "sharebench 0.1.0");
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version, git revision, LibTorch and BLAS, and exit");
   auto run = sharebench::cli::add_run_command(app, argc, argv);
   auto list = sharebench::cli::add_list_command(app);
   auto report = sharebench::cli::add_report_command(app);
   auto compare = sharebench::cli::add_compare_command(app);
   auto repro = sharebench::cli::add_repro_command(app);
   auto soak = sharebench::cli::add_soak_command(app, argc, argv);
+  auto merge = sharebench::cli::add_merge_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
+  }
+  if (version) {
+    std::fputs(sharebench::cli::version_text().c_str(), stdout);
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    return sharebench::cli::usage_error("a command is required: run, list, report, compare, merge, repro or soak (see --help)");
   }
   try {
     for (CLI::App* sub : app.get_subcommands()) {
@@ -77,6 +114,7 @@ int run_cli(int argc, char** argv) {
       if (sub->get_name() == "compare") return compare();
       if (sub->get_name() == "repro") return repro();
       if (sub->get_name() == "soak") return soak();
+      if (sub->get_name() == "merge") return merge();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());

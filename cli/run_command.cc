@@ -1,5 +1,6 @@
 // `sharebench run`: plan the matrix, start the forkserver while the process is still clean, run
-// every cell, write the results and print the report.
+// every cell, write the results and print the report. Every flag that changes a cell comes from
+// the table in harness/scenario/cell_flags.h, so the reproduce lines can write it back.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "harness/runner/interrupt.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/runner.h"
+#include "harness/scenario/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"
@@ -23,75 +25,86 @@ namespace sharebench::cli {
 
 namespace {
 struct RunFlags {
-  std::vector<std::string> scenarios, starts, formats{"console"};
-  std::vector<int> procs;
+  std::vector<std::string> scenarios, starts, procs, formats{"console"};
   MatrixRequest request;
-  std::string out;
-  int arena_mb = 256;
-  std::string stacks = "auto";
-  std::vector<std::string> disabled_checks;
-  std::string fault;
+  std::string out, repetitions = "1", shard, color = "auto";
+  std::map<std::string, std::vector<std::string>> cell_values;  // flag → the values given
 };
+
+// --shard K/N, else GTEST_SHARD_INDEX (0-based) and GTEST_TOTAL_SHARDS, as Google Test shards.
+ShardInfo parse_shard(const std::string& text) {
+  ShardInfo s;
+  if (!text.empty()) {
+    const auto slash = text.find('/');
+    if (slash == std::string::npos) throw UsageError(fmt::format("--shard must be K/N (1 <= K <= N), got '{}'", text));
+    s.total = static_cast<int>(parse_flag_int("--shard N", text.substr(slash + 1), 1, 10000));
+    s.index = static_cast<int>(parse_flag_int("--shard K", text.substr(0, slash), 1, s.total));
+    return s;
+  }
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  if (index && total && *index && *total) {
+    s.total = static_cast<int>(parse_flag_int("GTEST_TOTAL_SHARDS", total, 1, 10000));
+    s.index = static_cast<int>(parse_flag_int("GTEST_SHARD_INDEX", index, 0, s.total - 1)) + 1;
+  }
+  return s;
+}
 }  // namespace
 
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = app.add_subcommand("run", "run a matrix of cells (default: every CPU scenario x fork, spawn, "
                                             "forkserver x 1 and 2 processes)");
   auto f = std::make_shared<RunFlags>();
-  CellConfig& base = f->request.base;
-  WorkloadOptions& w = base.workload;
   cmd->add_option("--scenario", f->scenarios, "scenarios or scenario/variant names, comma-separated")->delimiter(',');
   cmd->add_option("--start", f->starts, "start methods: fork, spawn, forkserver, thread")->delimiter(',');
-  cmd->add_option("--procs", f->procs, "process counts, comma-separated")->delimiter(',');
+  cmd->add_option("--procs", f->procs, "process counts, comma-separated (1..64)")->delimiter(',');
   cmd->add_flag("--known-bugs", f->request.known_bugs, "run the known-bug variants (with the scenarios named, or all)");
-  cmd->add_option("--steps", w.steps, "training steps per worker")->capture_default_str();
-  cmd->add_option("--repetitions", f->request.repetitions, "repetitions of each cell")->capture_default_str();
-  cmd->add_option("--seed", w.seed, "seed for data and initial weights")->capture_default_str();
-  cmd->add_option("--batch", w.batch, "batch size")->capture_default_str();
-  cmd->add_option("--lr", w.lr, "SGD learning rate")->capture_default_str();
-  cmd->add_option("--momentum", w.momentum, "SGD momentum (its buffers are shared too)")->capture_default_str();
-  cmd->add_option("--hidden", w.hidden, "width of the two hidden layers")->capture_default_str();
-  cmd->add_option("--threads", w.threads_per_worker, "intra-op threads per worker")->capture_default_str();
-  cmd->add_option("--average-every", w.average_every, "averaging: steps between parameter-averaging rounds")
-      ->capture_default_str();
-  cmd->add_option("--step-delay-us", w.step_delay_us, "pause after every step (slows a run on purpose)")
-      ->capture_default_str();
-  cmd->add_option("--hang-timeout", base.hang_timeout_s, "seconds without progress that make a hang")->capture_default_str();
-  cmd->add_option("--deadline", base.deadline_s, "seconds a cell repetition may take in all")->capture_default_str();
-  cmd->add_option("--fault", f->fault,
-                  "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
-                  "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s)");
-  cmd->add_option("--arena-mb", f->arena_mb, "shared arena capacity per cell, MiB (reserved sparsely)")
-      ->capture_default_str()->check(CLI::Range(1, 65536));
-  cmd->add_option("--stacks", f->stacks, "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)")
-      ->check(CLI::IsMember({"auto", "gdb", "proc"}))->capture_default_str();
-  cmd->add_option("--disable-check", f->disabled_checks,
-                  "detector self-test: drop these checks from the results, as if switched off; a planted bug "
-                  "only they catch then fails the run")
-      ->delimiter(',');
-  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+  cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
+  const CellConfig defaults;
+  for (const CellFlag& flag : cell_flags()) {
+    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
+    if (flag.list) o->delimiter(',');
+    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  }
+  cmd->add_option("--shard", f->shard,
+                  "run every N-th cell of the matrix, starting at the K-th (K/N, 1-based); GTEST_SHARD_INDEX and "
+                  "GTEST_TOTAL_SHARDS are honoured too; join the shards' results with `sharebench merge`");
+  CLI::Option* out_option =
+      cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
   cmd->add_option("--format", f->formats,
                   "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
                   "directory; none prints nothing")
       ->delimiter(',')
       ->check(CLI::IsMember({"console", "json", "none", "md", "html", "csv", "junit", "gbench"}))
       ->capture_default_str();
+  add_color_option(*cmd, f->color);
 
-  return [f, argc, argv] {
+  return [f, argc, argv, out_option] {
     f->request.scenarios = f->scenarios;
     f->request.starts = f->starts;
-    f->request.procs = f->procs;
-    if (f->stacks == "gdb" && !gdb_available()) return usage_error("--stacks gdb: gdb is not installed");
-    try {
-      f->request.base.fault = FaultPlan::parse(f->fault);
-    } catch (const std::invalid_argument& e) {
-      return usage_error(std::string("--fault: ") + e.what());
-    }
+    ShardInfo shard;
     std::vector<PlannedCell> cells;
     try {
+      for (const std::string& p : f->procs) {
+        f->request.procs.push_back(static_cast<int>(parse_flag_int("--procs", p, 1, kMaxProcs)));
+      }
+      f->request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
+      for (const CellFlag& flag : cell_flags()) {
+        const auto& given = f->cell_values[flag.flag];
+        for (const std::string& v : given) flag.parse(f->request.base, v);
+      }
+      if (f->request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
+      if (out_option->count() > 0 && f->out.empty()) throw UsageError("--out must name a directory, got ''");
+      shard = parse_shard(f->shard);
       cells = plan_matrix(f->request);
+      shard.planned_cells = cells.size();
+      cells = shard_cells(cells, shard.index, shard.total);
     } catch (const UsageError& e) {
       return usage_error(e.what());
+    }
+    if (cells.empty()) {
+      std::fprintf(stderr, "sharebench: shard %d/%d holds none of the %zu cells; nothing to run\n", shard.index,
+                   shard.total, shard.planned_cells);
     }
     // The forkserver must be forked while this process has no threads and LibTorch is untouched.
     for (const PlannedCell& c : cells) {
@@ -107,11 +120,9 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.cells = std::move(cells);
     options.repetitions = f->request.repetitions;
     options.out_dir = f->out;
-    options.arena_bytes = static_cast<std::size_t>(f->arena_mb) << 20;
     options.command.assign(argv, argv + argc);
     options.progress = ::isatty(STDERR_FILENO) != 0;
-    options.disabled_checks = f->disabled_checks;
-    options.gdb_stacks = f->stacks == "gdb" || (f->stacks == "auto" && gdb_available());
+    options.shard = shard;
     const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
     if (!ran) return kExitUsage;
     const RunOutcome& outcome = *ran;
@@ -122,7 +133,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     }
     for (const std::string& format : f->formats) {
       if (format == "console") {
-        std::fputs(render_console(outcome.result, ::isatty(STDOUT_FILENO) != 0).c_str(), stdout);
+        std::fputs(render_console(outcome.result, use_colour(f->color, STDOUT_FILENO)).c_str(), stdout);
         std::printf("results: %s\n", outcome.results_path.c_str());
       } else if (format == "json") {
         std::puts(results_to_json(outcome.result).dump(1).c_str());

@@ -99,12 +99,12 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
     install_interrupt_handlers();
     run_runner_init_hook(cells.front().config);
 
+    for (PlannedCell& c : cells) c.config.arena_mb = 64;  // soak cells are small; stored, so repro lines keep it
     RunnerOptions options;
     options.cells = std::move(cells);
     options.out_dir = f->out;
     options.command.assign(argv, argv + argc);
     options.progress = ::isatty(STDERR_FILENO) != 0;
-    options.arena_bytes = std::size_t{64} << 20;
     const auto t0 = std::chrono::steady_clock::now();
     const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
     if (!ran) return kExitUsage;

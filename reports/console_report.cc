@@ -1,14 +1,18 @@
-// Console report writer.
+// Console report writer: one table per scenario kind (its own columns and units), then the
+// evidence of every caught bug, the details of every unexpected cell with the command that re-runs
+// it, the skipped cells with their reasons, and the environment. It formats each cell's outcome
+// (harness/results/outcome.h) and decides nothing itself.
 #include "reports/console_report.h"
 
-#include <cmath>
-#include <optional>
-
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
 #include <vector>
 
+#include <fmt/color.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -21,7 +25,6 @@ namespace {
 // Stack lines shown per worker on the console; the results file keeps them all.
 constexpr int kMaxStackLines = 40;
 
-// The mean of a metric over a cell's repetitions, or nothing.
 std::optional<double> mean_metric(const CellResult& c, const std::string& name) {
   const double v = cell_mean(c, name);
   return std::isnan(v) ? std::nullopt : std::optional<double>(v);
@@ -31,98 +34,182 @@ std::string fixed(const std::optional<double>& v, int precision) {
   return v ? fmt::format("{:.{}f}", *v, precision) : "-";
 }
 
-std::string paint(bool colour, const char* code, const std::string& text) {
-  return colour ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
+std::string percent(const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", *v * 100) : "-"; }
+std::string ms(const std::optional<double>& s) { return s ? fmt::format("{:.0f} ms", *s * 1000) : "-"; }
+
+struct Column {
+  const char* title;
+  int width;
+  std::function<std::string(const CellResult&)> value;
+};
+
+// A rate, marked "~" when its timed region was too short to mean much.
+std::function<std::string(const CellResult&)> rate(const char* metric) {
+  return [metric](const CellResult& c) {
+    const std::string v = fixed(mean_metric(c, metric), 0);
+    return v != "-" && timed_region_too_short(c) ? "~" + v : v;
+  };
+}
+
+std::vector<Column> columns_for(ScenarioKind kind) {
+  const Column launch{"LAUNCH", 9, [](const CellResult& c) { return ms(mean_metric(c, "launch_s_max")); }};
+  const Column lockwait{"LOCKWAIT", 9, [](const CellResult& c) { return percent(mean_metric(c, "lock_wait_frac")); }};
+  switch (kind) {
+    case ScenarioKind::kTraining:
+      return {{"STEPS/S", 9, rate("steps_per_s")},
+              {"SAMPLES/S", 10, rate("samples_per_s")},
+              {"LOSS (SERIAL)", 15,
+               [](const CellResult& c) {
+                 const auto loss = mean_metric(c, "heldout_loss");
+                 return loss ? fmt::format("{:.3f} ({})", *loss, fixed(mean_metric(c, "serial_heldout_loss"), 3)) : "-";
+               }},
+              lockwait, launch};
+    case ScenarioKind::kInference:
+      return {{"BATCHES/S", 10, rate("steps_per_s")},
+              {"SAMPLES/S", 10, rate("samples_per_s")},
+              {"P50 US", 8, [](const CellResult& c) { return fixed(mean_metric(c, "latency_p50_us"), 0); }},
+              {"P99 US", 8, [](const CellResult& c) { return fixed(mean_metric(c, "latency_p99_us"), 0); }},
+              launch};
+    case ScenarioKind::kMessages:
+      return {{"MSGS/S", 9, rate("messages_per_s")},
+              {"GB/S", 7, [](const CellResult& c) { return fixed(mean_metric(c, "gb_per_s"), 2); }},
+              launch};
+    case ScenarioKind::kLockOnly:
+      return {{"OPS/S", 9, rate("steps_per_s")}, lockwait, launch};
+  }
+  return {launch};
+}
+
+std::string kind_title(ScenarioKind k) {
+  switch (k) {
+    case ScenarioKind::kTraining: return "training";
+    case ScenarioKind::kInference: return "inference";
+    case ScenarioKind::kMessages: return "messages";
+    case ScenarioKind::kLockOnly: return "lock-only";
+  }
+  return "";
+}
+
+class Painter {
+ public:
+  explicit Painter(bool on) : on_(on) {}
+  std::string operator()(fmt::text_style style, const std::string& text) const {
+    return on_ ? fmt::format(style, "{}", text) : text;
+  }
+  fmt::text_style of(Outcome o) const {
+    switch (o) {
+      case Outcome::kOk: return fmt::fg(fmt::terminal_color::green);
+      case Outcome::kBugCaught:
+      case Outcome::kFaultHandled: return fmt::fg(fmt::terminal_color::cyan);
+      case Outcome::kSkipped:
+      case Outcome::kInterrupted: return fmt::fg(fmt::terminal_color::yellow);
+      case Outcome::kUnexpected: return fmt::emphasis::bold | fmt::fg(fmt::terminal_color::red);
+    }
+    return {};
+  }
+
+ private:
+  bool on_;
+};
+
+void append_stacks(std::string& out, const WorkerRecord& w) {
+  out += fmt::format("    rank {} stacks:\n", w.rank);
+  std::size_t start = 0;
+  int lines = 0;
+  while (start < w.stacks.size() && lines < kMaxStackLines) {
+    const std::size_t end = w.stacks.find('\n', start);
+    out += "      " + w.stacks.substr(start, end - start) + "\n";
+    start = end == std::string::npos ? w.stacks.size() : end + 1;
+    ++lines;
+  }
+  if (start < w.stacks.size()) out += "      ... (all of it in results.json)\n";
 }
 }  // namespace
 
 std::string render_console(const RunResult& run, bool colour) {
+  const Painter paint(colour);
   std::string out;
-  out += fmt::format("{:<44} {:<11} {:>9} {:>10} {:>15} {:>9} {:>9}\n", "CELL", "RESULT", "STEPS/S",
-                     "SAMPLES/S", "LOSS (SERIAL)", "LOCKWAIT", "LAUNCH");
-  int unexpected = 0, caught = 0, skipped = 0;
+  std::map<Outcome, int> counts;
+  std::vector<ScenarioKind> kinds;
   for (const CellResult& c : run.cells) {
-    const bool ok = c.as_expected();
-    const bool is_skipped = !c.repetitions.empty() && std::all_of(c.repetitions.begin(), c.repetitions.end(), [](auto& r) {
-      return r.status == RunStatus::kSkipped;
-    });
-    std::string result;
-    if (is_skipped) {
-      result = paint(colour, "33", fmt::format("{:<11}", "skipped"));
-      ++skipped;
-    } else if (!ok) {
-      result = paint(colour, "1;31", fmt::format("{:<11}", "UNEXPECTED"));
-      ++unexpected;
-    } else if (!c.expected.clean()) {
-      result = paint(colour, "36", fmt::format("{:<11}", "bug caught"));
-      ++caught;
-    } else {
-      result = paint(colour, "32", fmt::format("{:<11}", "ok"));
+    if (std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end()) kinds.push_back(c.kind);
+  }
+  bool any_short = false;
+  for (ScenarioKind kind : kinds) {
+    const std::vector<Column> cols = columns_for(kind);
+    if (kinds.size() > 1) out += fmt::format("{}{}\n", out.empty() ? "" : "\n", paint(fmt::emphasis::bold, kind_title(kind)));
+    out += fmt::format("{:<44} {:<13}", "CELL", "RESULT");
+    for (const Column& col : cols) out += fmt::format(" {:>{}}", col.title, col.width);
+    out += "\n";
+    for (const CellResult& c : run.cells) {
+      if (c.kind != kind) continue;
+      const CellOutcome o = c.outcome();
+      ++counts[o.kind];
+      any_short |= timed_region_too_short(c);
+      out += fmt::format("{:<44} {}", c.config.id(), paint(paint.of(o.kind), fmt::format("{:<13}", outcome_word(o.kind))));
+      for (const Column& col : cols) out += fmt::format(" {:>{}}", col.value(c), col.width);
+      out += "\n";
     }
-    const auto loss = mean_metric(c, "heldout_loss");
-    const auto serial = mean_metric(c, "serial_heldout_loss");
-    std::string loss_text = loss ? fmt::format("{:.3f} ({})", *loss, fixed(serial, 3)) : "-";
-    const auto wait = mean_metric(c, "lock_wait_frac");
-    const auto launch = mean_metric(c, "launch_s_max");
-    out += fmt::format("{:<44} {} {:>9} {:>10} {:>15} {:>9} {:>9}\n", c.config.id(), result,
-                       fixed(mean_metric(c, "steps_per_s"), 0), fixed(mean_metric(c, "samples_per_s"), 0),
-                       loss_text, wait ? fmt::format("{:.0f}%", *wait * 100) : "-",
-                       launch ? fmt::format("{:.0f} ms", *launch * 1000) : "-");
+  }
+  if (any_short) {
+    out += fmt::format("~ timed region under {} s in some repetition: the rate is mostly start-up jitter; raise --steps\n",
+                       kMinTimedRegionS);
+  }
+
+  // What caught each planted bug, and what ended each fault cell: the evidence, one line each.
+  bool header = false;
+  for (const CellResult& c : run.cells) {
+    const CellOutcome o = c.outcome();
+    if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
+    if (!header) out += "\nEvidence:\n";
+    header = true;
+    for (const Evidence& e : o.evidence) {
+      out += fmt::format("  {} {} by {}: {}\n", paint(paint.of(o.kind), outcome_word(o.kind)), c.config.id(), e.check,
+                         e.message);
+    }
   }
 
   for (const CellResult& c : run.cells) {
-    if (c.as_expected()) continue;
-    out += fmt::format("\n{} {}\n", paint(colour, "1;31", "UNEXPECTED"), c.config.id());
-    for (const auto& r : c.repetitions) {
-      if (r.as_expected) continue;
-      out += fmt::format("  repetition {}: {}\n", r.index, r.expectation_message);
-      if (r.status != RunStatus::kCompleted) out += fmt::format("    {}: {}\n", to_string(r.status), r.status_message);
-      for (const auto& ch : r.checks) {
-        if (ch.verdict != Verdict::kPass) out += fmt::format("    {} {}: {}\n", to_string(ch.verdict), ch.name, ch.message);
+    const CellOutcome o = c.outcome();
+    if (o.kind != Outcome::kUnexpected) continue;
+    out += fmt::format("\n{} {}: {}\n", paint(paint.of(o.kind), "UNEXPECTED"), c.config.id(), o.summary);
+    for (const Evidence& e : o.evidence) {
+      out += fmt::format("  {} {} (repetition {}): {}\n", e.verdict, e.check, e.repetition, e.message);
+    }
+    for (const Repetition* r : unexpected_repetitions(c)) {
+      if (r->status != RunStatus::kCompleted) {
+        out += fmt::format("  repetition {} {}: {}\n", r->index, to_string(r->status), r->status_message);
       }
-      for (const auto& w : r.workers) {
+      for (const auto& w : r->workers) {
         if (!w.stall.empty()) out += fmt::format("    rank {} stuck: {}\n", w.rank, w.stall);
-        if (!w.stacks.empty()) {
-          out += fmt::format("    rank {} stacks (gdb):\n", w.rank);
-          std::size_t start = 0;
-          int lines = 0;
-          while (start < w.stacks.size() && lines < kMaxStackLines) {
-            const std::size_t end = w.stacks.find('\n', start);
-            out += "      " + w.stacks.substr(start, end - start) + "\n";
-            start = end == std::string::npos ? w.stacks.size() : end + 1;
-            ++lines;
-          }
-          if (start < w.stacks.size()) out += "      ... (all of it in results.json)\n";
-        }
+        if (!w.stacks.empty()) append_stacks(out, w);
         if (!w.error.empty()) out += fmt::format("    rank {} said: {}\n", w.rank, w.error);
       }
     }
     out += fmt::format("  reproduce: {}\n", c.repro);
   }
 
-  // Why each skipped cell was skipped, once per distinct reason.
-  std::map<std::string, std::vector<std::string>> skip_reasons;
+  // Skipped and interrupted cells, once per distinct reason.
+  std::map<std::pair<Outcome, std::string>, std::vector<std::string>> reasons;
   for (const CellResult& c : run.cells) {
-    for (const auto& r : c.repetitions) {
-      if (r.status == RunStatus::kSkipped) {
-        skip_reasons[r.status_message].push_back(c.config.id());
-        break;
-      }
-    }
+    const CellOutcome o = c.outcome();
+    if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) reasons[{o.kind, o.reason}].push_back(c.config.id());
   }
-  for (const auto& [reason, ids] : skip_reasons) {
-    out += fmt::format("\n{} {}: {}\n", paint(colour, "33", "skipped"), fmt::join(ids, ", "), reason);
+  for (const auto& [key, ids] : reasons) {
+    out += fmt::format("\n{} {}: {}\n", paint(paint.of(key.first), outcome_word(key.first)), fmt::join(ids, ", "), key.second);
   }
 
-  out += fmt::format("\n{} cells: {} as expected ({} planted bugs caught, {} skipped), {} unexpected. Run {}.\n",
-                     run.cells.size(), run.cells.size() - unexpected, caught, skipped, unexpected, run.status);
-  const auto cores = run.environment.count("cores") ? std::atoi(run.environment.at("cores").c_str()) : 0;
-  int max_procs = 0;
-  for (const auto& c : run.cells) max_procs = std::max(max_procs, c.config.procs * static_cast<int>(c.config.workload.threads_per_worker));
-  if (cores > 0 && max_procs > cores) {
-    out += fmt::format("warning: up to {} worker threads on {} cores: throughput above {} processes measures "
-                       "oversubscription, not scaling.\n", max_procs, cores, cores);
+  const int green = counts[Outcome::kOk] + counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled];
+  out += fmt::format("\n{} cells: {} as expected ({} ok, {} planted bugs caught, {} faults handled), {} skipped, "
+                     "{} interrupted, {} unexpected. Run {}.\n",
+                     run.cells.size(), green, counts[Outcome::kOk], counts[Outcome::kBugCaught],
+                     counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
+                     counts[Outcome::kUnexpected], run.status);
+  if (run.shard.total > 1) {
+    out += fmt::format("Shard {}/{}: {} of the matrix's {} cells (join the shards with `sharebench merge`).\n",
+                       run.shard.index, run.shard.total, run.cells.size(), run.shard.planned_cells);
   }
+  if (const std::string w = oversubscription_warning(run); !w.empty()) out += fmt::format("warning: {}.\n", w);
   const bool any_thread_cells = std::any_of(run.cells.begin(), run.cells.end(),
                                             [](const CellResult& c) { return c.config.start == StartMethod::kThread; });
   if (any_thread_cells && blas_unsafe_for_threads(run.environment)) {

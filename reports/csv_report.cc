@@ -1,5 +1,6 @@
 // CSV report: one row per cell and repetition, quoted per RFC 4180, for spreadsheets and scripts;
-// the environment and the cell's reproduce command in the last columns.
+// the cell's outcome (the same word in every report) after its name, and the environment and the
+// cell's reproduce command in the last columns.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ const char* kMetrics[] = {"steps_per_s", "samples_per_s", "heldout_loss", "seria
 }  // namespace
 
 std::string render_csv(const RunResult& run) {
-  std::string out = "run_id,cell,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s";
+  std::string out = "run_id,cell,outcome,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s";
   for (const char* m : kMetrics) out += fmt::format(",{}", m);
   out += ",failed_checks,cpu_model,cores,libtorch,blas,threads_per_worker,repro\n";
   auto env = [&](const char* key) {
@@ -36,12 +37,13 @@ std::string render_csv(const RunResult& run) {
   const std::string env_columns = fmt::format("{},{},{},{},{}", env("cpu_model"), env("cores"), env("libtorch"),
                                               env("blas"), env("threads_per_worker"));
   for (const auto& c : run.cells) {
+    const std::string outcome(to_string(c.outcome().kind));
     for (const auto& r : c.repetitions) {
       std::string failed;
       for (const auto& ch : r.checks) {
         if (ch.verdict != Verdict::kPass) failed += (failed.empty() ? "" : ";") + ch.name + "=" + to_string(ch.verdict);
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6g}", quote(run.run_id), quote(c.config.id()),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6g}", quote(run.run_id), quote(c.config.id()), outcome,
                          quote(c.config.scenario), quote(c.config.variant), to_string(c.config.start), c.config.procs,
                          r.index, to_string(r.status), to_string(r.verdict), r.as_expected ? "true" : "false", r.wall_s);
       for (const char* m : kMetrics) out += "," + metric(r, m);

@@ -3,6 +3,9 @@
 // repetition: name and run_name are the cell id, an "iteration" is a training step, real_time
 // and cpu_time are microseconds per step over all workers (1 / steps_per_s; the harness does not
 // measure CPU time separately, so both carry the wall figure), and the other figures are counters.
+// A cell that is not as expected carries error_occurred and error_message, as a benchmark that
+// called SkipWithError does; a skipped or interrupted one is only that (no timing, so compare.py
+// leaves it out and no dashboard shows it as a result).
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +36,16 @@ std::string render_gbench_json(const RunResult& run) {
   json benchmarks = json::array();
   int family = 0;
   for (const auto& c : run.cells) {
+    const CellOutcome outcome = c.outcome();
+    if (outcome.kind == Outcome::kSkipped || outcome.kind == Outcome::kInterrupted) {
+      benchmarks.push_back({{"name", c.config.id()}, {"family_index", family}, {"per_family_instance_index", 0},
+                            {"run_name", c.config.id()}, {"run_type", "iteration"}, {"repetitions", 0},
+                            {"repetition_index", 0}, {"threads", c.config.procs}, {"iterations", 0},
+                            {"error_occurred", true}, {"error_message", outcome.summary},
+                            {"sharebench_outcome", to_string(outcome.kind)}});
+      ++family;
+      continue;
+    }
     for (const auto& r : c.repetitions) {
       auto sps = r.metrics.find("steps_per_s");
       if (sps == r.metrics.end() || !(sps->second > 0)) continue;
@@ -48,7 +61,12 @@ std::string render_gbench_json(const RunResult& run) {
              {"iterations", static_cast<std::int64_t>(r.metrics.count("steps_total") ? r.metrics.at("steps_total") : 0)},
              {"real_time", us_per_step},
              {"cpu_time", us_per_step},
-             {"time_unit", "us"}};
+             {"time_unit", "us"},
+             {"sharebench_outcome", to_string(outcome.kind)}};
+      if (outcome.red()) {
+        b["error_occurred"] = true;
+        b["error_message"] = outcome.summary;
+      }
       for (const auto& [k, v] : r.metrics) {
         if (std::isfinite(v)) b[k] = v;
       }

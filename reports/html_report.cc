@@ -1,9 +1,14 @@
 // HTML report: one self-contained page that opens offline. Chart.js (Debian's libjs-chart.js,
-// MIT licence) is inlined at build time. Charts: throughput against process count per scenario
-// (one line per variant and start method) and its parallel efficiency, loss against steps and against time with the serial
-// reference, launch latency by start method, and IPC handoff latency by size when a run has it.
-// Then failures (message, stuck workers, reproduce command), the table of cells, the environment.
+// MIT licence) is inlined at build time. One colour per start method and one dash per variant on
+// every chart; zero-based axes for every rate and share. Per scenario: throughput against process
+// count (median, whiskers for the spread across repetitions) and its parallel efficiency, the
+// lock-wait share, memory per worker when measured, held-out loss of every cell against the serial
+// reference with the convergence band, and loss curves by step and by time (a picker for the start
+// method keeps them readable). Then launch latency by start method and IPC handoff latency by
+// size. The page shows each cell's outcome (outcome.h): failures with evidence and collapsed
+// stacks, the caught bugs' evidence table, the cells (skipped as skipped), the environment.
 // When every chart has rendered, the page sets data-charts-drawn on <body>; its browser test reads it.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -45,126 +50,211 @@ std::string script_json(const json& j) {
   return out;
 }
 
-std::string label(const CellResult& c) { return fmt::format("{}@{}", c.config.variant, to_string(c.config.start)); }
+// Every chart colours a start method the same way, and dashes a variant the same way within a
+// scenario: a colour means one thing on the whole page.
+std::string start_colour(StartMethod m) {
+  switch (m) {
+    case StartMethod::kFork: return "#0969da";
+    case StartMethod::kSpawn: return "#cf222e";
+    case StartMethod::kForkserver: return "#1a7f37";
+    case StartMethod::kThread: return "#8250df";
+  }
+  return "#6e7781";
+}
+const json kDashes = json::array({json::array(), json::array({8, 4}), json::array({2, 3}), json::array({12, 4, 2, 4}),
+                                   json::array({4, 8}), json::array({16, 6})});
 
-// The chart specifications the page draws: [{id, title, kind, xTitle, yTitle, datasets:[{label, points}]}]
+json dash_for(const std::vector<std::string>& variants, const std::string& v) {
+  const auto it = std::find(variants.begin(), variants.end(), v);
+  return kDashes[static_cast<std::size_t>(it - variants.begin()) % kDashes.size()];
+}
+
+std::string line_label(const CellResult& c) { return fmt::format("{}@{}", c.config.variant, to_string(c.config.start)); }
+
+// A point: x, the median over repetitions and the spread (drawn as a whisker).
+json spread_point(double x, const Spread& s, double scale = 1) {
+  return json{{"x", x}, {"y", s.median * scale}, {"lo", s.min * scale}, {"hi", s.max * scale}};
+}
+
+// One line per variant and start method of a scenario: metric against process count.
+json lines_by_procs(const std::vector<const CellResult*>& cells, const std::vector<std::string>& variants,
+                    const std::string& metric, double scale) {
+  std::map<std::string, json> lines;
+  std::map<std::string, const CellResult*> first;
+  for (const CellResult* c : cells) {
+    const Spread s = cell_spread(*c, metric);
+    if (s.n == 0) continue;
+    lines[line_label(*c)].push_back(spread_point(c->config.procs, s, scale));
+    first.emplace(line_label(*c), c);
+  }
+  json datasets = json::array();
+  for (auto& [name, points] : lines) {
+    const CellResult* c = first.at(name);
+    datasets.push_back({{"label", name}, {"color", start_colour(c->config.start)},
+                        {"dash", dash_for(variants, c->config.variant)}, {"points", points}});
+  }
+  return datasets;
+}
+
+json chart(const std::string& id, const std::string& title, const std::string& x_title, const std::string& y_title,
+           json datasets, json extra = json::object()) {
+  json c{{"id", id}, {"title", title}, {"kind", "line"}, {"xTitle", x_title}, {"yTitle", y_title},
+         {"zeroY", true}, {"datasets", std::move(datasets)}};
+  for (auto& [k, v] : extra.items()) c[k] = v;
+  return c;
+}
+
+// The chart specifications the page draws: [{id, title, kind, xTitle, yTitle, datasets:[…]}].
 json chart_specs(const RunResult& run) {
   json charts = json::array();
   std::map<std::string, std::vector<const CellResult*>> by_scenario;
-  for (const auto& c : run.cells) by_scenario[c.config.scenario].push_back(&c);
+  for (const auto& c : run.cells) {
+    const Outcome o = c.outcome().kind;
+    if (o != Outcome::kSkipped && o != Outcome::kInterrupted) by_scenario[c.config.scenario].push_back(&c);
+  }
 
   for (const auto& [scenario, cells] : by_scenario) {
-    // Throughput against process count.
-    std::map<std::string, json> lines;
+    std::vector<std::string> variants;
     int max_procs = 0;
     for (const CellResult* c : cells) {
+      if (std::find(variants.begin(), variants.end(), c->config.variant) == variants.end()) variants.push_back(c->config.variant);
       max_procs = std::max(max_procs, c->config.procs);
-      const double sps = cell_mean(*c, "steps_per_s");
-      if (std::isnan(sps)) continue;
-      lines[label(*c)].push_back(json::array({c->config.procs, sps}));
     }
-    json datasets = json::array();
-    for (auto& [name, points] : lines) datasets.push_back({{"label", name}, {"points", points}});
-    if (!datasets.empty()) {
-      charts.push_back({{"id", "throughput-" + scenario}, {"title", scenario + ": throughput"}, {"kind", "line"},
-                        {"integerX", true}, {"xTitle", "processes"}, {"yTitle", "steps/s (all workers)"}, {"datasets", datasets}});
+    const json per_procs = json{{"integerX", true}};
+    // Throughput against process count, the median with the spread across repetitions.
+    const json throughput = lines_by_procs(cells, variants, "steps_per_s", 1);
+    if (!throughput.empty()) {
+      charts.push_back(chart("throughput-" + scenario, scenario + ": throughput (median, whiskers min–max)",
+                             "processes", "steps/s (all workers)", throughput, per_procs));
     }
-    // Parallel efficiency: throughput at p over p times the line's own 1-process throughput.
+    // Parallel efficiency: median throughput at p over p times the line's own 1-process median.
     json efficiency = json::array();
-    for (const auto& [name, points] : lines) {
+    for (const json& line : throughput) {
       double one = 0;
-      for (const auto& pt : points) {
-        if (pt[0].get<int>() == 1) one = pt[1].get<double>();
+      for (const json& pt : line.at("points")) {
+        if (pt.at("x").get<double>() == 1) one = pt.at("y").get<double>();
       }
-      if (one <= 0 || points.size() < 2) continue;
-      json eff = json::array();
-      for (const auto& pt : points) {
-        const int procs = pt[0].get<int>();
-        eff.push_back(json::array({procs, 100.0 * pt[1].get<double>() / (procs * one)}));
+      if (one <= 0 || line.at("points").size() < 2) continue;
+      json eff = line;
+      for (json& pt : eff.at("points")) {
+        const double p = pt.at("x").get<double>();
+        for (const char* k : {"y", "lo", "hi"}) pt[k] = 100.0 * pt.at(k).get<double>() / (p * one);
       }
-      efficiency.push_back({{"label", name}, {"points", eff}});
+      efficiency.push_back(eff);
     }
     if (!efficiency.empty()) {
-      charts.push_back({{"id", "efficiency-" + scenario}, {"title", scenario + ": parallel efficiency"},
-                        {"kind", "line"}, {"integerX", true}, {"xTitle", "processes"},
-                        {"yTitle", "% of 1-process throughput × processes"}, {"datasets", efficiency}});
+      charts.push_back(chart("efficiency-" + scenario, scenario + ": parallel efficiency", "processes",
+                             "% of 1-process throughput × processes", efficiency, per_procs));
     }
-    // Loss against steps and time, at the largest process count, rank 0 of repetition 0.
+    // Lock-wait share of worker time.
+    const json wait = lines_by_procs(cells, variants, "lock_wait_frac", 100);
+    if (!wait.empty()) {
+      charts.push_back(chart("lockwait-" + scenario, scenario + ": share of worker time waiting for the lock",
+                             "processes", "% of worker time", wait, per_procs));
+    }
+    // Memory per worker (private and shared), when the run measured it.
+    const json memory = lines_by_procs(cells, variants, "worker_uss_mb_peak", 1);
+    if (!memory.empty()) {
+      charts.push_back(chart("memory-" + scenario, scenario + ": private memory per worker (peak USS)", "processes",
+                             "MiB", memory, per_procs));
+    }
+    // Held-out loss of every cell against the serial reference and the convergence limit.
+    json labels = json::array(), loss = json::array(), serial = json::array(), limit = json::array(), colours = json::array();
+    for (const CellResult* c : cells) {
+      const Spread l = cell_spread(*c, "heldout_loss");
+      if (l.n == 0) continue;
+      labels.push_back(fmt::format("{}@{}:{}", c->config.variant, to_string(c->config.start), c->config.procs));
+      loss.push_back(spread_point(static_cast<double>(labels.size() - 1), l));
+      colours.push_back(start_colour(c->config.start));
+      serial.push_back(cell_mean(*c, "serial_heldout_loss"));
+      const double lim = cell_mean(*c, "heldout_loss_limit");
+      limit.push_back(std::isnan(lim) ? json(nullptr) : json(lim));
+    }
+    if (!labels.empty()) {
+      charts.push_back({{"id", "convergence-" + scenario}, {"title", scenario + ": held-out loss against the serial reference"},
+                        {"kind", "convergence"}, {"xTitle", "cell"}, {"yTitle", "held-out loss"}, {"labels", labels},
+                        {"loss", loss}, {"colours", colours}, {"serial", serial}, {"limit", limit}});
+    }
+    // Loss curves at the largest process count: one line per variant, a picker for the start method.
     json by_step = json::array(), by_time = json::array();
-    const Series* reference = nullptr;
+    std::set<std::string> groups;
     for (const CellResult* c : cells) {
       if (c->config.procs != max_procs || c->repetitions.empty()) continue;
-      for (const Series& s : c->repetitions.front().series) {
-        if (s.name == "serial-loss" && !reference) reference = &s;
-        if (s.name != "loss" || s.rank != 0) continue;
+      for (const Series& sr : c->repetitions.front().series) {
+        const bool reference = sr.name == "serial-loss";
+        if (!(sr.name == "loss" && sr.rank == 0) && !reference) continue;
         json ps = json::array(), pt = json::array();
-        for (const auto& p : s.points) {
-          ps.push_back(json::array({p.step, p.value}));
-          pt.push_back(json::array({p.time_s, p.value}));
+        for (const auto& p : sr.points) {
+          ps.push_back(json{{"x", p.step}, {"y", p.value}});
+          pt.push_back(json{{"x", p.time_s}, {"y", p.value}});
         }
-        const std::string name = fmt::format("{}:{}", label(*c), max_procs);
-        by_step.push_back({{"label", name}, {"points", ps}});
-        by_time.push_back({{"label", name}, {"points", pt}});
+        const std::string group(to_string(c->config.start));
+        groups.insert(group);
+        json d{{"label", reference ? "serial reference" : c->config.variant}, {"group", group},
+               {"color", reference ? "#000000" : start_colour(c->config.start)},
+               {"dash", reference ? json::array({3, 3}) : dash_for(variants, c->config.variant)}};
+        d["points"] = ps;
+        by_step.push_back(d);
+        d["points"] = pt;
+        by_time.push_back(d);
+        if (reference) break;
       }
     }
     if (!by_step.empty()) {
-      if (reference) {
-        json ps = json::array(), pt = json::array();
-        for (const auto& p : reference->points) {
-          ps.push_back(json::array({p.step, p.value}));
-          pt.push_back(json::array({p.time_s, p.value}));
-        }
-        by_step.push_back({{"label", "serial reference"}, {"points", ps}, {"reference", true}});
-        by_time.push_back({{"label", "serial reference"}, {"points", pt}, {"reference", true}});
-      }
-      charts.push_back({{"id", "loss-steps-" + scenario}, {"title", fmt::format("{}: training loss by step ({} processes)", scenario, max_procs)},
-                        {"kind", "line"}, {"xTitle", "global step"}, {"yTitle", "loss"}, {"datasets", by_step}});
-      charts.push_back({{"id", "loss-time-" + scenario}, {"title", fmt::format("{}: training loss by time ({} processes)", scenario, max_procs)},
-                        {"kind", "line"}, {"xTitle", "seconds"}, {"yTitle", "loss"}, {"datasets", by_time}});
+      const json extra{{"picker", groups}, {"zeroY", false}};
+      charts.push_back(chart("loss-steps-" + scenario, fmt::format("{}: training loss by step ({} processes, rank 0)", scenario, max_procs),
+                             "global step", "loss", by_step, extra));
+      charts.push_back(chart("loss-time-" + scenario, fmt::format("{}: training loss by time ({} processes, rank 0)", scenario, max_procs),
+                             "seconds", "loss", by_time, extra));
     }
   }
 
-  // Launch latency by start method, one bar per process count.
-  std::map<int, std::map<std::string, std::pair<double, int>>> launch;  // procs → start → (sum ms, n)
-  std::set<std::string> starts;
+  // Launch latency: one bar per start method (its colour) at each process count.
+  std::map<StartMethod, std::map<int, std::vector<double>>> launch;  // start → procs → cell medians (ms)
+  std::set<int> procs_seen;
   for (const auto& c : run.cells) {
-    const double l = cell_mean(c, "launch_s_max");
-    if (std::isnan(l)) continue;
-    auto& slot = launch[c.config.procs][std::string(to_string(c.config.start))];
-    slot.first += l * 1000;
-    slot.second += 1;
-    starts.insert(std::string(to_string(c.config.start)));
+    const Spread l = cell_spread(c, "launch_s_max");
+    if (l.n == 0) continue;
+    launch[c.config.start][c.config.procs].push_back(l.median * 1000);
+    procs_seen.insert(c.config.procs);
   }
   if (!launch.empty()) {
-    json labels = json::array();
-    for (const auto& s : starts) labels.push_back(s);
-    json datasets = json::array();
-    for (const auto& [procs, per_start] : launch) {
+    json labels = json::array(), datasets = json::array();
+    for (int p : procs_seen) labels.push_back(fmt::format("{} process{}", p, p == 1 ? "" : "es"));
+    for (const auto& [start, per_procs] : launch) {
       json values = json::array();
-      for (const auto& s : starts) {
-        auto it = per_start.find(s);
-        values.push_back(it == per_start.end() ? json(nullptr) : json(it->second.first / it->second.second));
+      for (int p : procs_seen) {
+        auto it = per_procs.find(p);
+        if (it == per_procs.end()) {
+          values.push_back(nullptr);
+          continue;
+        }
+        std::vector<double> v = it->second;
+        std::sort(v.begin(), v.end());
+        values.push_back(v[v.size() / 2]);
       }
-      datasets.push_back({{"label", fmt::format("{} process{}", procs, procs == 1 ? "" : "es")}, {"values", values}});
+      datasets.push_back({{"label", to_string(start)}, {"color", start_colour(start)}, {"values", values}});
     }
-    charts.push_back({{"id", "launch"}, {"title", "launch latency by start method (slowest worker)"}, {"kind", "bar"},
-                      {"xTitle", "start method"}, {"yTitle", "ms"}, {"labels", labels}, {"datasets", datasets}});
+    charts.push_back({{"id", "launch"}, {"title", "launch latency by start method (slowest worker, median of cells)"},
+                      {"kind", "bar"}, {"xTitle", "processes"}, {"yTitle", "ms"}, {"labels", labels}, {"datasets", datasets}});
   }
 
   // IPC handoff latency by message size, from series named "handoff-latency" ([bytes, _, seconds]).
   json ipc = json::array();
+  std::vector<std::string> ipc_variants;
   for (const auto& c : run.cells) {
     if (c.repetitions.empty()) continue;
-    for (const Series& s : c.repetitions.front().series) {
-      if (s.name != "handoff-latency") continue;
+    for (const Series& sr : c.repetitions.front().series) {
+      if (sr.name != "handoff-latency") continue;
+      if (std::find(ipc_variants.begin(), ipc_variants.end(), c.config.variant) == ipc_variants.end()) ipc_variants.push_back(c.config.variant);
       json pts = json::array();
-      for (const auto& p : s.points) pts.push_back(json::array({p.step, p.value * 1e6}));
-      ipc.push_back({{"label", c.config.id()}, {"points", pts}});
+      for (const auto& p : sr.points) pts.push_back(json{{"x", p.step}, {"y", p.value * 1e6}});
+      ipc.push_back({{"label", c.config.id()}, {"color", start_colour(c.config.start)},
+                     {"dash", dash_for(ipc_variants, c.config.variant)}, {"points", pts}});
     }
   }
   if (!ipc.empty()) {
-    charts.push_back({{"id", "ipc"}, {"title", "IPC handoff latency by size"}, {"kind", "line"}, {"logX", true},
-                      {"xTitle", "bytes"}, {"yTitle", "µs"}, {"datasets", ipc}});
+    charts.push_back(chart("ipc", "IPC handoff latency by size", "bytes", "µs", ipc, json{{"logX", true}}));
   }
   return charts;
 }
@@ -174,9 +264,10 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1280px;color
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d8dee4;padding-bottom:4px}
 .summary{color:#57606a}.warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:16px}
-.chart{border:1px solid #d8dee4;border-radius:6px;padding:8px;height:320px}
+.chart{border:1px solid #d8dee4;border-radius:6px;padding:8px;height:340px;display:flex;flex-direction:column}
+.chart .canvas{position:relative;flex:1;min-height:0}.picker{font-size:12px;color:#57606a;align-self:flex-end}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid #eaeef2;padding:4px 8px;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}.ok{color:#1a7f37}.caught{color:#0969da}.bad{color:#cf222e;font-weight:600}
+td.n{text-align:right;font-variant-numeric:tabular-nums}.ok{color:#1a7f37}.caught{color:#0969da}.bad{color:#cf222e;font-weight:600}.skip{color:#9a6700}
 .failure{border:1px solid #ff818266;background:#fff5f5;border-radius:6px;padding:8px 12px;margin:8px 0}
 pre{background:#f6f8fa;padding:8px;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
 )css";
@@ -184,68 +275,120 @@ pre{background:#f6f8fa;padding:8px;border-radius:6px;overflow-x:auto;white-space
 const char* kScript = R"js(
 (function(){
   const charts = JSON.parse(document.getElementById('chart-data').textContent);
-  const palette = ['#0969da','#cf222e','#1a7f37','#8250df','#bf8700','#1b7c83','#e16f24','#6e7781','#bf3989','#116329'];
   let drawn = 0;
   const marker = {id:'drawn-marker', afterRender(chart){ if(!chart.$sbDrawn){ chart.$sbDrawn = true; drawn++;
     document.body.dataset.chartsDrawn = String(drawn); } }};
+  // Whiskers: the spread across repetitions (lo..hi) of every point that carries one.
+  const whiskers = {id:'whiskers', afterDatasetsDraw(chart){
+    const ctx = chart.ctx, y = chart.scales.y;
+    chart.data.datasets.forEach((d, i) => {
+      const meta = chart.getDatasetMeta(i);
+      if (meta.hidden || !d.data) return;
+      d.data.forEach((p, j) => {
+        if (p == null || p.lo == null || p.hi == null || p.lo === p.hi) return;
+        const el = meta.data[j]; if (!el) return;
+        ctx.save(); ctx.strokeStyle = Array.isArray(d.borderColor) ? d.borderColor[j] : d.borderColor; ctx.lineWidth = 1.5;
+        ctx.beginPath(); ctx.moveTo(el.x, y.getPixelForValue(p.lo)); ctx.lineTo(el.x, y.getPixelForValue(p.hi));
+        ctx.moveTo(el.x - 4, y.getPixelForValue(p.lo)); ctx.lineTo(el.x + 4, y.getPixelForValue(p.lo));
+        ctx.moveTo(el.x - 4, y.getPixelForValue(p.hi)); ctx.lineTo(el.x + 4, y.getPixelForValue(p.hi));
+        ctx.stroke(); ctx.restore();
+      });
+    });
+  }};
   document.body.dataset.chartsTotal = String(charts.length);
   document.body.dataset.chartsDrawn = '0';
+  const title = t => ({display:true, text:t});
   for (const spec of charts) {
     const canvas = document.getElementById('chart-' + spec.id);
-    let data, scales;
+    let type = 'line', data, scales;
     if (spec.kind === 'bar') {
-      data = {labels: spec.labels, datasets: spec.datasets.map((d,i)=>({label:d.label, data:d.values, backgroundColor:palette[i%palette.length]}))};
-      scales = {x:{title:{display:true,text:spec.xTitle}}, y:{beginAtZero:true,title:{display:true,text:spec.yTitle}}};
+      type = 'bar';
+      data = {labels: spec.labels, datasets: spec.datasets.map(d => ({label:d.label, data:d.values, backgroundColor:d.color}))};
+      scales = {x:{title:title(spec.xTitle)}, y:{beginAtZero:true, title:title(spec.yTitle)}};
+    } else if (spec.kind === 'convergence') {
+      data = {labels: spec.labels, datasets: [
+        {label:'serial reference', data:spec.serial, borderColor:'#000', backgroundColor:'#000', borderDash:[3,3], pointRadius:0, borderWidth:1.5},
+        {label:'convergence limit (band: pass)', data:spec.limit, borderColor:'#8c959f', backgroundColor:'rgba(140,149,159,0.18)', fill:'-1', pointRadius:0, borderWidth:1},
+        {label:'held-out loss (median, whiskers min–max)', data:spec.loss.map(p => p.y), showLine:false, pointRadius:5,
+         borderColor:spec.colours, backgroundColor:spec.colours}]};
+      data.datasets[2].data = spec.loss.map(p => ({x:p.x, y:p.y, lo:p.lo, hi:p.hi}));
+      scales = {x:{type:'category', title:title(spec.xTitle), ticks:{autoSkip:false, maxRotation:60, minRotation:30}},
+                y:{beginAtZero:true, title:title(spec.yTitle)}};
     } else {
-      data = {datasets: spec.datasets.map((d,i)=>({label:d.label, data:d.points.map(p=>({x:p[0],y:p[1]})),
-        borderColor: d.reference ? '#000' : palette[i%palette.length], backgroundColor: d.reference ? '#000' : palette[i%palette.length],
-        borderDash: d.reference ? [6,4] : [], pointRadius: d.points.length > 30 ? 0 : 3, borderWidth: 2}))};
-      scales = {x:{type: spec.logX ? 'logarithmic' : 'linear', title:{display:true,text:spec.xTitle},
+      data = {datasets: spec.datasets.map(d => ({label:d.label, data:d.points, group:d.group,
+        hidden: spec.picker ? d.group !== spec.picker[0] : false,
+        borderColor:d.color, backgroundColor:d.color, borderDash:d.dash || [],
+        pointRadius: d.points.length > 30 ? 0 : 3, borderWidth: 2}))};
+      scales = {x:{type: spec.logX ? 'logarithmic' : 'linear', title:title(spec.xTitle),
                    ticks: spec.integerX ? {stepSize:1, precision:0} : {}},
-                y:{title:{display:true,text:spec.yTitle}}};
+                y:{beginAtZero: !!spec.zeroY, title:title(spec.yTitle)}};
     }
-    new Chart(canvas, {type: spec.kind, data, plugins:[marker], options:{animation:false, responsive:true,
-      maintainAspectRatio:false, parsing: spec.kind === 'bar' ? undefined : false, scales,
-      plugins:{title:{display:true,text:spec.title}, legend:{position:'bottom'}}}});
+    const made = new Chart(canvas, {type, data, plugins:[marker, whiskers], options:{animation:false, responsive:true,
+      maintainAspectRatio:false, parsing: spec.kind === 'line' ? {xAxisKey:'x', yAxisKey:'y'} : undefined, scales,
+      plugins:{title:title(spec.title), legend:{position:'bottom', labels:{filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
+    if (spec.picker) {
+      const pick = document.getElementById('pick-' + spec.id);
+      pick.addEventListener('change', () => {
+        made.data.datasets.forEach(d => { d.hidden = d.group !== pick.value; });
+        made.update();
+      });
+    }
   }
 })();
 )js";
+
+
+std::string outcome_class(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kBugCaught:
+    case Outcome::kFaultHandled: return "caught";
+    case Outcome::kSkipped:
+    case Outcome::kInterrupted: return "skip";
+    case Outcome::kUnexpected: return "bad";
+  }
+  return "bad";
+}
 }  // namespace
 
 std::string render_html(const RunResult& run) {
   const json charts = chart_specs(run);
-  int unexpected = 0;
-  for (const auto& c : run.cells) unexpected += c.as_expected() ? 0 : 1;
+  std::map<Outcome, int> counts;
+  for (const auto& c : run.cells) ++counts[c.outcome().kind];
   std::string page = fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sharebench run {}</title>\n"
       "<style>{}</style>\n<script>\nwindow.addEventListener('error', e => {{ document.documentElement.dataset.errors = "
       "String(Number(document.documentElement.dataset.errors || 0) + 1); }});\n</script>\n<script>{}</script>\n</head>\n<body>\n",
       html(run.run_id), kStyle, kChartJsSource);
-  page += fmt::format("<h1>sharebench run {}</h1>\n<p class=\"summary\">{} · {} cells · {} unexpected · started {}{}</p>\n",
-                      html(run.run_id), html(run.status), run.cells.size(), unexpected, html(run.started_at),
+  page += fmt::format("<h1>sharebench run {}</h1>\n<p class=\"summary\">{} · {} cells · <span class=\"ok\">{} ok</span> · "
+                      "<span class=\"caught\">{} bugs caught</span> · {} faults handled · <span class=\"skip\">{} skipped</span> · "
+                      "<span class=\"skip\">{} interrupted</span> · <span class=\"bad\">{} unexpected</span> · started {}{}</p>\n",
+                      html(run.run_id), html(run.status), run.cells.size(), counts[Outcome::kOk], counts[Outcome::kBugCaught],
+                      counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
+                      counts[Outcome::kUnexpected], html(run.started_at),
                       run.finished_at.empty() ? "" : " · finished " + html(run.finished_at));
+  page += "<p class=\"summary\">Colours: <span style=\"color:#0969da\">■ fork</span> <span style=\"color:#cf222e\">■ spawn</span> "
+          "<span style=\"color:#1a7f37\">■ forkserver</span> <span style=\"color:#8250df\">■ thread</span>; a dash pattern per variant.</p>\n";
   if (const std::string w = oversubscription_warning(run); !w.empty()) {
     page += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", html(w));
   }
 
-  if (unexpected > 0) {
+  if (counts[Outcome::kUnexpected] > 0) {
     page += "<h2>Failures</h2>\n";
     for (const auto& c : run.cells) {
-      if (c.as_expected()) continue;
-      page += fmt::format("<div class=\"failure\"><strong>{}</strong>\n", html(c.config.id()));
-      for (const auto& r : c.repetitions) {
-        if (r.as_expected) continue;
-        page += fmt::format("<p>Repetition {}: {}</p><ul>\n", r.index, html(r.expectation_message));
-        if (r.status != RunStatus::kCompleted) {
-          page += fmt::format("<li>status <b>{}</b>: {}</li>\n", to_string(r.status), html(r.status_message));
+      const CellOutcome o = c.outcome();
+      if (o.kind != Outcome::kUnexpected) continue;
+      page += fmt::format("<div class=\"failure\"><strong>{}</strong>: {}\n<ul>\n", html(c.config.id()), html(o.summary));
+      for (const Evidence& e : o.evidence) {
+        page += fmt::format("<li><b>{}</b> {} (repetition {}): {}</li>\n", html(e.verdict), html(e.check), e.repetition,
+                            html(e.message));
+      }
+      page += "</ul>\n";
+      for (const Repetition* r : unexpected_repetitions(c)) {
+        if (r->status != RunStatus::kCompleted) {
+          page += fmt::format("<p>Repetition {} <b>{}</b>: {}</p>\n", r->index, to_string(r->status), html(r->status_message));
         }
-        for (const auto& ch : r.checks) {
-          if (!check_as_expected(c.expected, ch)) {
-            page += fmt::format("<li><b>{}</b> {}: {}</li>\n", to_string(ch.verdict), html(ch.name), html(ch.message));
-          }
-        }
-        page += "</ul>\n";
-        for (const auto& w : r.workers) {
+        for (const auto& w : r->workers) {
           if (!w.stall.empty()) page += fmt::format("<p>rank {} stuck:</p><pre>{}</pre>\n", w.rank, html(w.stall));
           if (!w.stacks.empty()) {
             page += fmt::format("<details><summary>rank {} stacks</summary><pre>{}</pre></details>\n", w.rank, html(w.stacks));
@@ -257,27 +400,50 @@ std::string render_html(const RunResult& run) {
     }
   }
 
+  if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
+    page += "<h2>Caught bugs: the evidence</h2>\n<table id=\"evidence\"><tr><th>cell</th><th>caught by</th><th>evidence</th></tr>\n";
+    for (const auto& c : run.cells) {
+      const CellOutcome o = c.outcome();
+      if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
+      for (const Evidence& e : o.evidence) {
+        page += fmt::format("<tr><td>{}</td><td class=\"caught\">{}</td><td>{}</td></tr>\n", html(c.config.id()),
+                            html(e.check), html(e.message));
+      }
+    }
+    page += "</table>\n";
+  }
+
   page += "<h2>Charts</h2>\n<div class=\"charts\">\n";
   for (const auto& spec : charts) {
-    page += fmt::format("<div class=\"chart\"><canvas id=\"chart-{}\" role=\"img\" aria-label=\"{}\"></canvas></div>\n",
-                        html(spec.at("id").get<std::string>()), html(spec.at("title").get<std::string>()));
+    const std::string id = spec.at("id").get<std::string>();
+    std::string picker;
+    if (spec.contains("picker")) {
+      picker = fmt::format("<label class=\"picker\">start method <select id=\"pick-{}\">", html(id));
+      for (const auto& g : spec.at("picker")) picker += fmt::format("<option>{}</option>", html(g.get<std::string>()));
+      picker += "</select></label>";
+    }
+    page += fmt::format("<div class=\"chart\">{}<div class=\"canvas\"><canvas id=\"chart-{}\" role=\"img\" aria-label=\"{}\"></canvas></div></div>\n",
+                        picker, html(id), html(spec.at("title").get<std::string>()));
   }
-  page += "</div>\n<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>steps/s</th><th>samples/s</th>"
+  page += "</div>\n<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>steps/s (median)</th><th>min–max</th><th>samples/s</th>"
           "<th>held-out loss</th><th>serial</th><th>lock wait</th><th>launch ms</th><th>checks</th></tr>\n";
   auto num = [](double v, int p) { return std::isnan(v) ? std::string("–") : fmt::format("{:.{}f}", v, p); };
   for (const auto& c : run.cells) {
-    const char* cls = !c.as_expected() ? "bad" : (c.expected.clean() ? "ok" : "caught");
-    const char* word = !c.as_expected() ? "unexpected" : (c.expected.clean() ? "ok" : "bug caught");
+    const CellOutcome o = c.outcome();
     std::string checks;
     if (!c.repetitions.empty()) {
       for (const auto& ch : c.repetitions.front().checks) {
         checks += fmt::format("{}{}: {}", checks.empty() ? "" : ", ", ch.name, to_string(ch.verdict));
       }
     }
+    std::string word = outcome_word(o.kind);
+    if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) word += ": " + o.reason;
+    const Spread sps = cell_spread(c, "steps_per_s");
     const double wait = cell_mean(c, "lock_wait_frac");
-    page += fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+    page += fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-                        html(c.config.id()), cls, word, num(cell_mean(c, "steps_per_s"), 0),
+                        html(c.config.id()), outcome_class(o.kind), html(word), num(sps.median, 0),
+                        sps.n > 1 ? fmt::format("{:.0f}–{:.0f}", sps.min, sps.max) : "–",
                         num(cell_mean(c, "samples_per_s"), 0), num(cell_mean(c, "heldout_loss"), 3),
                         num(cell_mean(c, "serial_heldout_loss"), 3),
                         std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),

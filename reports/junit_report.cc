@@ -1,6 +1,7 @@
 // JUnit XML report: one test suite per cell, one test case per check (over all repetitions) plus
 // one for the cell's expectation, so CI systems show failures natively. A planted bug that was
-// caught is a passing case; one that was missed is a failure.
+// caught is a passing case (its evidence in <system-out>); one that was missed is a failure. A
+// skipped or interrupted cell is one <skipped/> case with its reason: never a pass.
 #include <algorithm>
 #include <map>
 
@@ -37,8 +38,18 @@ std::string render_junit(const RunResult& run) {
   }
   properties += "    </properties>\n";
   std::string suites;
-  int total_tests = 0, total_failures = 0;
+  int total_tests = 0, total_failures = 0, total_skipped = 0;
   for (const auto& c : run.cells) {
+    const CellOutcome outcome = c.outcome();
+    if (outcome.kind == Outcome::kSkipped || outcome.kind == Outcome::kInterrupted) {
+      ++total_tests;
+      ++total_skipped;
+      suites += fmt::format("  <testsuite name=\"{0}\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0\">\n{1}"
+                            "    <testcase classname=\"{0}\" name=\"cell\" time=\"0\">\n"
+                            "      <skipped message=\"{2}\"/>\n    </testcase>\n  </testsuite>\n",
+                            xml(c.config.id()), properties, xml(outcome.summary));
+      continue;
+    }
     // check name → failure messages across repetitions (empty: passed everywhere)
     std::map<std::string, std::vector<std::string>> cases;
     double time = 0;
@@ -73,17 +84,21 @@ std::string render_junit(const RunResult& run) {
         text += "reproduce: " + c.repro;
         const std::string first_line = fails.front().substr(0, fails.front().find('\n'));
         body += fmt::format("\n      <failure message=\"{}\">{}</failure>\n    ", xml(first_line), xml(text));
+      } else if (must_fail) {
+        for (const Evidence& e : outcome.evidence) {
+          if (e.check == name) body += fmt::format("\n      <system-out>{}</system-out>\n    ", xml(e.message));
+        }
       }
       body += "</testcase>\n";
     }
     total_tests += static_cast<int>(cases.size());
     total_failures += failures;
-    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n{}{}  </testsuite>\n",
+    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n{}{}  </testsuite>\n",
                           xml(c.config.id()), cases.size(), failures, time, properties, body);
   }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sharebench {}\" tests=\"{}\" "
-                     "failures=\"{}\">\n{}</testsuites>\n",
-                     xml(run.run_id), total_tests, total_failures, suites);
+                     "failures=\"{}\" skipped=\"{}\">\n{}</testsuites>\n",
+                     xml(run.run_id), total_tests, total_failures, total_skipped, suites);
 }
 
 }  // namespace sharebench

@@ -1,6 +1,9 @@
-// Markdown report: for pull-request comments and CI step summaries. Failures first, each with the
-// command that re-runs it; then every cell; then the environment that shaped the numbers.
+// Markdown report: for pull-request comments and CI step summaries. Unexpected cells first, each
+// with its evidence and the command that re-runs it; then the caught bugs with their evidence;
+// then every cell (skipped cells as skipped, never as passed); then the environment. It formats
+// each cell's outcome (harness/results/outcome.h) and decides nothing itself.
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -11,14 +14,20 @@ namespace sharebench {
 namespace {
 std::string num(double v, int precision) { return std::isnan(v) ? "–" : fmt::format("{:.{}f}", v, precision); }
 
-std::string result_word(const CellResult& c) {
-  if (!c.as_expected()) return "❌ unexpected";
-  if (!c.expected.clean()) return "🐞 bug caught";
-  return "✅ ok";
+std::string badge(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "✅ ok";
+    case Outcome::kBugCaught: return "🐞 bug caught";
+    case Outcome::kFaultHandled: return "💥 fault handled";
+    case Outcome::kSkipped: return "⏭️ skipped";
+    case Outcome::kInterrupted: return "⏹️ interrupted";
+    case Outcome::kUnexpected: return "❌ unexpected";
+  }
+  return "❌ unexpected";
 }
 
 // Markdown table cells must not contain a bare pipe or a newline.
-std::string cell_text(std::string s) {
+std::string cell_text(const std::string& s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|') out += "\\|";
@@ -30,49 +39,64 @@ std::string cell_text(std::string s) {
 }  // namespace
 
 std::string render_markdown(const RunResult& run) {
-  int unexpected = 0, caught = 0;
-  for (const auto& c : run.cells) {
-    unexpected += c.as_expected() ? 0 : 1;
-    caught += c.as_expected() && !c.expected.clean() ? 1 : 0;
-  }
+  std::map<Outcome, int> counts;
+  for (const auto& c : run.cells) ++counts[c.outcome().kind];
+  const int green = counts[Outcome::kOk] + counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled];
   std::string md = fmt::format("# sharebench run {}\n\n**{}** · {} cells · {} as expected ({} planted bugs caught) · "
-                               "**{} unexpected** · started {}\n\n",
-                               run.run_id, run.status, run.cells.size(), run.cells.size() - unexpected, caught,
-                               unexpected, run.started_at);
+                               "{} skipped · {} interrupted · **{} unexpected** · started {}\n\n",
+                               run.run_id, run.status, run.cells.size(), green, counts[Outcome::kBugCaught],
+                               counts[Outcome::kSkipped], counts[Outcome::kInterrupted], counts[Outcome::kUnexpected],
+                               run.started_at);
+  if (run.shard.total > 1) {
+    md += fmt::format("> Shard {}/{} of a matrix of {} cells.\n\n", run.shard.index, run.shard.total, run.shard.planned_cells);
+  }
   if (const std::string w = oversubscription_warning(run); !w.empty()) md += fmt::format("> ⚠️ Warning: {}.\n\n", w);
 
-  if (unexpected > 0) {
+  if (counts[Outcome::kUnexpected] > 0) {
     md += "## Failures\n\n";
     for (const auto& c : run.cells) {
-      if (c.as_expected()) continue;
-      md += fmt::format("### `{}`\n\n", c.config.id());
-      for (const auto& r : c.repetitions) {
-        if (r.as_expected) continue;
-        md += fmt::format("Repetition {}: {}.\n\n", r.index, r.expectation_message);
-        if (r.status != RunStatus::kCompleted) md += fmt::format("- status **{}**: {}\n", to_string(r.status), cell_text(r.status_message));
-        for (const auto& ch : r.checks) {
-          if (!check_as_expected(c.expected, ch)) {
-            md += fmt::format("- **{}** `{}`: {}\n", to_string(ch.verdict), ch.name, cell_text(ch.message));
-          }
+      const CellOutcome o = c.outcome();
+      if (o.kind != Outcome::kUnexpected) continue;
+      md += fmt::format("### `{}`\n\n{}.\n\n", c.config.id(), cell_text(o.summary));
+      for (const Evidence& e : o.evidence) {
+        md += fmt::format("- **{}** `{}` (repetition {}): {}\n", e.verdict, e.check, e.repetition, cell_text(e.message));
+      }
+      for (const Repetition* r : unexpected_repetitions(c)) {
+        if (r->status != RunStatus::kCompleted) {
+          md += fmt::format("- repetition {} status **{}**: {}\n", r->index, to_string(r->status), cell_text(r->status_message));
         }
-        for (const auto& w : r.workers) {
+        for (const auto& w : r->workers) {
           if (!w.stall.empty()) md += fmt::format("- rank {} stuck: {}\n", w.rank, cell_text(w.stall));
           if (!w.stacks.empty()) {
             md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stacks);
           }
           if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, cell_text(w.error));
         }
-        md += "\n";
       }
-      md += fmt::format("Reproduce:\n\n```sh\n{}\n```\n\n", c.repro);
+      md += fmt::format("\nReproduce:\n\n```sh\n{}\n```\n\n", c.repro);
     }
+  }
+
+  if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
+    md += "## Evidence\n\n| cell | caught by | evidence |\n|---|---|---|\n";
+    for (const auto& c : run.cells) {
+      const CellOutcome o = c.outcome();
+      if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
+      for (const Evidence& e : o.evidence) {
+        md += fmt::format("| `{}` | `{}` | {} |\n", c.config.id(), e.check, cell_text(e.message));
+      }
+    }
+    md += "\n";
   }
 
   md += "## Cells\n\n| cell | result | steps/s | samples/s | held-out loss | serial | lock wait | launch (ms) |\n"
         "|---|---|--:|--:|--:|--:|--:|--:|\n";
   for (const auto& c : run.cells) {
+    const CellOutcome o = c.outcome();
+    std::string result = badge(o.kind);
+    if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) result += ": " + cell_text(o.reason);
     const double wait = cell_mean(c, "lock_wait_frac");
-    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", c.config.id(), result_word(c),
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", c.config.id(), result,
                       num(cell_mean(c, "steps_per_s"), 0), num(cell_mean(c, "samples_per_s"), 0),
                       num(cell_mean(c, "heldout_loss"), 3), num(cell_mean(c, "serial_heldout_loss"), 3),
                       std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),

@@ -1,6 +1,7 @@
 // The table of report formats and what the writers share.
 #include "reports/report_writers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -62,6 +63,47 @@ double cell_mean(const CellResult& cell, const std::string& metric) {
     }
   }
   return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+Spread cell_spread(const CellResult& cell, const std::string& metric) {
+  std::vector<double> v;
+  for (const auto& r : cell.repetitions) {
+    if (auto it = r.metrics.find(metric); it != r.metrics.end() && std::isfinite(it->second)) v.push_back(it->second);
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (v.empty()) return Spread{nan, nan, nan, 0};
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return Spread{median, v.front(), v.back(), static_cast<int>(n)};
+}
+
+bool timed_region_too_short(const CellResult& cell) {
+  for (const auto& r : cell.repetitions) {
+    auto it = r.metrics.find("run_s");
+    if (it != r.metrics.end() && it->second < kMinTimedRegionS) return true;
+  }
+  return false;
+}
+
+std::string outcome_word(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kBugCaught: return "bug caught";
+    case Outcome::kFaultHandled: return "fault handled";
+    case Outcome::kSkipped: return "skipped";
+    case Outcome::kInterrupted: return "interrupted";
+    case Outcome::kUnexpected: return "UNEXPECTED";
+  }
+  return "UNEXPECTED";
+}
+
+std::vector<const Repetition*> unexpected_repetitions(const CellResult& cell) {
+  std::vector<const Repetition*> out;
+  for (const auto& r : cell.repetitions) {
+    if (!r.as_expected && r.status != RunStatus::kInterrupted && r.status != RunStatus::kSkipped) out.push_back(&r);
+  }
+  return out;
 }
 
 }  // namespace sharebench

@@ -34,5 +34,23 @@ std::string render_gbench_json(const RunResult& run);
 std::string oversubscription_warning(const RunResult& run);
 // A cell's mean of a metric over its repetitions, or NaN.
 double cell_mean(const CellResult& cell, const std::string& metric);
+// A cell's median of a metric over its repetitions, with the smallest and largest; NaN when none.
+struct Spread {
+  double median, min, max;
+  int n;
+};
+Spread cell_spread(const CellResult& cell, const std::string& metric);
+
+// Below this many seconds of timed work a rate is mostly start-up jitter: launch, first-touch page
+// faults and the slowest worker's start spread are tens of milliseconds on the 2-core VM
+// (docs/performance.md), so under half a second they are more than 5 % of the figure.
+inline constexpr double kMinTimedRegionS = 0.5;
+// True when some repetition of the cell timed less than kMinTimedRegionS of work.
+bool timed_region_too_short(const CellResult& cell);
+
+// The word each outcome shows as, the same in every format.
+std::string outcome_word(Outcome o);
+// The repetitions a failure block describes: those that went against the expectation.
+std::vector<const Repetition*> unexpected_repetitions(const CellResult& cell);
 
 }  // namespace sharebench

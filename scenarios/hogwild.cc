@@ -16,6 +16,7 @@ class HogwildScenario : public SharedTrainingScenario {
 
 SHAREBENCH_SCENARIO(HogwildScenario, "hogwild")
     ->Describe("train shared parameters with no lock (Hogwild)")
+    ->Kind(ScenarioKind::kTraining)
     ->Variant("lock-free", "every worker updates the shared parameters whenever it likes")
     ->KnownBug("forked-copy",
                "seed 002's mistake: each worker trains a private copy, so no update reaches the shared model",

@@ -153,6 +153,7 @@ class InferenceScenario : public Scenario {
 
 SHAREBENCH_SCENARIO(InferenceScenario, "inference")
     ->Describe("forward passes on a model whose parameters live in shared memory; nobody writes")
+    ->Kind(ScenarioKind::kInference)
     ->Variant("read-only", "workers only read the shared parameters")
     ->KnownBug("writer", "one worker writes a weight during a read-only run",
                Expectation{{"parameters-unchanged", "probe-identical"}, {}}, /*min_procs=*/1);

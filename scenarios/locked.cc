@@ -21,6 +21,7 @@ class LockedScenario : public SharedTrainingScenario {
 
 SHAREBENCH_SCENARIO(LockedScenario, "locked")
     ->Describe("train shared parameters under a process-shared robust mutex")
+    ->Kind(ScenarioKind::kTraining)
     ->Variant("whole-step", "the lock is held for forward, backward and update")
     ->Variant("update-only", "gradients computed outside the lock; only the update is guarded")
     ->KnownBug("local-lock",

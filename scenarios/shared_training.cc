@@ -225,6 +225,7 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
   const double limit = ref.heldout_loss * (1 + kConvergenceRelTol) + kConvergenceAbsTol;
   ctx.metric("heldout_loss", loss);
   ctx.metric("serial_heldout_loss", ref.heldout_loss);
+  ctx.metric("heldout_loss_limit", limit);
   ctx.metric("serial_steps_per_s", ref.steps_per_s);
   ctx.series(Series{"serial-loss", -1, ref.loss});
   const bool ok = std::isfinite(loss) && loss <= limit;

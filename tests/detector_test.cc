@@ -24,6 +24,7 @@ PlannedCell cell(const std::string& scenario, const std::string& variant, StartM
   c.config.variant = variant;
   c.config.start = m;
   c.config.procs = procs;
+  c.config.stacks = "proc";  // gdb costs seconds per process; tests that want it say so
   c.config.workload.steps = steps;
   const VariantInfo* v = ScenarioRegistry::instance().find(scenario)->find_variant(variant);
   c.expected = v->expectation_for(procs, m);
@@ -43,7 +44,7 @@ class Methods : public ::testing::TestWithParam<StartMethod> {};
 TEST_P(Methods, LocalLockIsCaughtEveryTimeAtTwoProcesses) {
   constexpr int kRuns = 10;
   for (int i = 0; i < kRuns; ++i) {
-    const Repetition rep = run_repetition(cell("locked", "local-lock", GetParam(), 2, 200), i, 64 << 20);
+    const Repetition rep = run_repetition(cell("locked", "local-lock", GetParam(), 2, 200), i);
     const Check& mx = check_named(rep, "mutual-exclusion");
     ASSERT_EQ(mx.verdict, Verdict::kFail) << "run " << i << ": " << mx.message;
     EXPECT_GT(*mx.value, 0);
@@ -53,7 +54,7 @@ TEST_P(Methods, LocalLockIsCaughtEveryTimeAtTwoProcesses) {
 
 TEST_P(Methods, SharedLockIsClean) {
   for (const char* variant : {"whole-step", "update-only"}) {
-    const Repetition rep = run_repetition(cell("locked", variant, GetParam(), 2), 0, 64 << 20);
+    const Repetition rep = run_repetition(cell("locked", variant, GetParam(), 2), 0);
     EXPECT_EQ(rep.verdict, Verdict::kPass) << variant << ": " << rep.expectation_message;
     EXPECT_EQ(check_named(rep, "mutual-exclusion").value, 0.0);
     EXPECT_EQ(check_named(rep, "lost-updates").value, 0.0);
@@ -62,7 +63,7 @@ TEST_P(Methods, SharedLockIsClean) {
 }
 
 TEST_P(Methods, HogwildConvergesAndReportsLostUpdates) {
-  const Repetition rep = run_repetition(cell("hogwild", "lock-free", GetParam(), 2), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("hogwild", "lock-free", GetParam(), 2), 0);
   EXPECT_EQ(check_named(rep, "convergence").verdict, Verdict::kPass) << check_named(rep, "convergence").message;
   EXPECT_TRUE(rep.metrics.count("lost_update_rate"));
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
@@ -72,14 +73,14 @@ SHAREBENCH_FOR_EVERY_START_METHOD(Methods);
 
 TEST(Detectors, OneWorkerLocalLockIsNotABug) {
   // With one process there is nobody to exclude: the variant must come out clean.
-  const Repetition rep = run_repetition(cell("locked", "local-lock", StartMethod::kFork, 1), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("locked", "local-lock", StartMethod::kFork, 1), 0);
   EXPECT_EQ(rep.verdict, Verdict::kPass);
   EXPECT_TRUE(rep.as_expected);
 }
 
 TEST(Detectors, OneLockedWorkerMatchesTheSerialReferenceExactly) {
   // Same initial weights, same batches, same step function: the same bits.
-  const Repetition rep = run_repetition(cell("locked", "whole-step", StartMethod::kFork, 1), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("locked", "whole-step", StartMethod::kFork, 1), 0);
   EXPECT_EQ(rep.metrics.at("heldout_loss"), rep.metrics.at("serial_heldout_loss"));
 }
 
@@ -98,7 +99,7 @@ TEST_P(DeadlockMethods, LockOrderHangNamesTheCycle) {
   // Long enough for a spawn under AddressSanitizer (over 1.5 s) not to look like a hang at launch.
   PlannedCell c = cell("deadlock", "lock-order", GetParam(), 2);
   c.config.hang_timeout_s = 3;
-  const Repetition rep = run_repetition(c, 0, 16 << 20);
+  const Repetition rep = run_repetition(c, 0);
   EXPECT_EQ(rep.status, RunStatus::kHang);
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
   const Check& d = check_named(rep, "deadlock-free");
@@ -109,14 +110,14 @@ TEST_P(DeadlockMethods, LockOrderHangNamesTheCycle) {
 }
 
 TEST_P(DeadlockMethods, StaggeredInversionIsCaughtWithoutAHang) {
-  const Repetition rep = run_repetition(cell("deadlock", "lock-order-staggered", GetParam(), 2), 0, 16 << 20);
+  const Repetition rep = run_repetition(cell("deadlock", "lock-order-staggered", GetParam(), 2), 0);
   EXPECT_EQ(rep.status, RunStatus::kCompleted);
   EXPECT_EQ(check_named(rep, "lock-order").verdict, Verdict::kFail);
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
 }
 
 TEST_P(DeadlockMethods, SameOrderIsClean) {
-  const Repetition rep = run_repetition(cell("deadlock", "same-order", GetParam(), 2), 0, 16 << 20);
+  const Repetition rep = run_repetition(cell("deadlock", "same-order", GetParam(), 2), 0);
   EXPECT_EQ(rep.verdict, Verdict::kPass);
   EXPECT_TRUE(rep.as_expected);
 }
@@ -126,7 +127,8 @@ SHAREBENCH_FOR_EVERY_START_METHOD(DeadlockMethods);
 TEST(Detectors, GdbStacksOfAHungWorkerShowWhereItWaits) {
   PlannedCell c = cell("deadlock", "lock-order", StartMethod::kFork, 2);
   c.config.hang_timeout_s = 1;
-  const Repetition rep = run_repetition(c, 0, 16 << 20, /*gdb_stacks=*/true);
+  c.config.stacks = "gdb";
+  const Repetition rep = run_repetition(c, 0);
   ASSERT_EQ(rep.workers.size(), 2u);
   for (const auto& w : rep.workers) {
     EXPECT_NE(w.stacks.find("ProcessMutex::lock"), std::string::npos) << w.stacks;
@@ -145,7 +147,7 @@ namespace {
 class InferenceMethods : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(InferenceMethods, ReadOnlyWorkersAgreeBitForBit) {
-  const Repetition rep = run_repetition(cell("inference", "read-only", GetParam(), 2, 200), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("inference", "read-only", GetParam(), 2, 200), 0);
   EXPECT_EQ(check_named(rep, "probe-identical").verdict, Verdict::kPass) << check_named(rep, "probe-identical").message;
   EXPECT_EQ(check_named(rep, "parameters-unchanged").verdict, Verdict::kPass);
   EXPECT_GT(rep.metrics.at("latency_p99_us"), 0);
@@ -154,7 +156,7 @@ TEST_P(InferenceMethods, ReadOnlyWorkersAgreeBitForBit) {
 }
 
 TEST_P(InferenceMethods, AWorkerThatWritesIsCaught) {
-  const Repetition rep = run_repetition(cell("inference", "writer", GetParam(), 2, 200), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("inference", "writer", GetParam(), 2, 200), 0);
   EXPECT_EQ(check_named(rep, "parameters-unchanged").verdict, Verdict::kFail);
   EXPECT_EQ(check_named(rep, "probe-identical").verdict, Verdict::kFail);
   EXPECT_EQ(check_named(rep, "probe-identical").value, 2.0);  // the writer and the reader both see it
@@ -176,19 +178,19 @@ class AveragingMethods : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(AveragingMethods, ReplicasAgreeAndGradientsMatchLargeBatchSgd) {
   for (const char* variant : {"params-shm", "grads-shm"}) {
-    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0, 64 << 20);
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0);
     EXPECT_EQ(check_named(rep, "replicas-agree").verdict, Verdict::kPass) << variant;
     EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
   }
-  const Repetition grads = run_repetition(cell("averaging", "grads-shm", GetParam(), 2, 20), 0, 64 << 20);
+  const Repetition grads = run_repetition(cell("averaging", "grads-shm", GetParam(), 2, 20), 0);
   EXPECT_EQ(check_named(grads, "matches-serial").verdict, Verdict::kPass) << check_named(grads, "matches-serial").message;
 }
 
 TEST_P(AveragingMethods, NoBarrierAndSkippedRoundAreCaught) {
-  const Repetition no_barrier = run_repetition(cell("averaging", "no-barrier", GetParam(), 2, 100), 0, 64 << 20);
+  const Repetition no_barrier = run_repetition(cell("averaging", "no-barrier", GetParam(), 2, 100), 0);
   EXPECT_EQ(check_named(no_barrier, "replicas-agree").verdict, Verdict::kFail);
   EXPECT_TRUE(no_barrier.as_expected) << no_barrier.expectation_message;
-  const Repetition skip = run_repetition(cell("averaging", "skip-round", GetParam(), 2, 100), 0, 64 << 20);
+  const Repetition skip = run_repetition(cell("averaging", "skip-round", GetParam(), 2, 100), 0);
   const Check& agree = check_named(skip, "replicas-agree");
   EXPECT_EQ(agree.verdict, Verdict::kFail);
   EXPECT_EQ(agree.value, 1.0) << agree.message;  // exactly the skipped round
@@ -209,7 +211,7 @@ namespace {
 class PlantedTrainingMethods : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(PlantedTrainingMethods, OwnerDeathIsRecoveredWithoutAHang) {
-  const Repetition rep = run_repetition(cell("locked", "owner-death", GetParam(), 2, 200), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("locked", "owner-death", GetParam(), 2, 200), 0);
   EXPECT_EQ(rep.status, RunStatus::kWorkerFailed) << rep.status_message;
   EXPECT_EQ(check_named(rep, "owner-death-recovered").verdict, Verdict::kPass)
       << check_named(rep, "owner-death-recovered").message;
@@ -218,10 +220,10 @@ TEST_P(PlantedTrainingMethods, OwnerDeathIsRecoveredWithoutAHang) {
 }
 
 TEST_P(PlantedTrainingMethods, ForkedCopyNeverReachesTheSharedModel) {
-  const Repetition rep = run_repetition(cell("hogwild", "forked-copy", GetParam(), 2, 100), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("hogwild", "forked-copy", GetParam(), 2, 100), 0);
   EXPECT_EQ(check_named(rep, "updates-reached-model").verdict, Verdict::kFail);
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
-  const Repetition clean = run_repetition(cell("hogwild", "lock-free", GetParam(), 2, 100), 0, 64 << 20);
+  const Repetition clean = run_repetition(cell("hogwild", "lock-free", GetParam(), 2, 100), 0);
   EXPECT_EQ(check_named(clean, "updates-reached-model").verdict, Verdict::kPass);
 }
 
@@ -239,12 +241,12 @@ namespace {
 class SnapshotMethods : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(SnapshotMethods, ElementLockTearsAndWholeLockDoesNot) {
-  const Repetition torn = run_repetition(cell("snapshot", "element-lock", GetParam(), 2, 50), 0, 16 << 20);
+  const Repetition torn = run_repetition(cell("snapshot", "element-lock", GetParam(), 2, 50), 0);
   const Check& t = check_named(torn, "consistent-snapshots");
   EXPECT_EQ(t.verdict, Verdict::kFail);
   EXPECT_GE(*t.value, 1.0) << t.message;
   EXPECT_TRUE(torn.as_expected) << torn.expectation_message;
-  const Repetition whole = run_repetition(cell("snapshot", "whole-lock", GetParam(), 3, 200), 0, 16 << 20);
+  const Repetition whole = run_repetition(cell("snapshot", "whole-lock", GetParam(), 3, 200), 0);
   EXPECT_EQ(check_named(whole, "consistent-snapshots").verdict, Verdict::kPass);
   EXPECT_GT(whole.metrics.count("steps_total"), 0u);
 }
@@ -263,18 +265,18 @@ class AveragingTransports : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(AveragingTransports, PipeAndGlooReplicasAgreeAndMatchLargeBatchSgd) {
   for (const char* variant : {"params-pipe", "params-gloo"}) {
-    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0, 64 << 20);
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 100), 0);
     const Check& agree = check_named(rep, "replicas-agree");
     EXPECT_EQ(agree.verdict, Verdict::kPass) << variant << ": " << agree.message;
     EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
   }
   for (const char* variant : {"grads-pipe", "grads-gloo"}) {
-    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 20), 0, 64 << 20);
+    const Repetition rep = run_repetition(cell("averaging", variant, GetParam(), 2, 20), 0);
     const Check& serial = check_named(rep, "matches-serial");
     EXPECT_EQ(serial.verdict, Verdict::kPass) << variant << ": " << serial.message;
     EXPECT_TRUE(rep.as_expected) << variant << ": " << rep.expectation_message;
   }
-  const Repetition pipe = run_repetition(cell("averaging", "params-pipe", GetParam(), 2, 50), 0, 64 << 20);
+  const Repetition pipe = run_repetition(cell("averaging", "params-pipe", GetParam(), 2, 50), 0);
   EXPECT_EQ(check_named(pipe, "manager-exited").verdict, Verdict::kPass) << check_named(pipe, "manager-exited").message;
 }
 
@@ -287,7 +289,7 @@ class IpcMethods : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(IpcMethods, EveryCpuTransportDeliversIntact) {
   for (const char* variant : {"fd-reuse", "fd-fresh", "named-reuse", "named-fresh"}) {
-    const Repetition rep = run_repetition(cell("ipc", variant, GetParam(), 3, 16), 0, 64 << 20);
+    const Repetition rep = run_repetition(cell("ipc", variant, GetParam(), 3, 16), 0);
     EXPECT_EQ(rep.verdict, Verdict::kPass) << variant << ": " << rep.expectation_message;
     EXPECT_EQ(check_named(rep, "message-checksums").value, 0.0) << variant;
     ASSERT_EQ(rep.series.size(), 1u) << variant;
@@ -298,12 +300,12 @@ TEST_P(IpcMethods, EveryCpuTransportDeliversIntact) {
 }
 
 TEST_P(IpcMethods, EarlyReuseAndProducerExitAreCaught) {
-  const Repetition reuse = run_repetition(cell("ipc", "early-reuse", GetParam(), 2, 16), 0, 64 << 20);
+  const Repetition reuse = run_repetition(cell("ipc", "early-reuse", GetParam(), 2, 16), 0);
   EXPECT_EQ(check_named(reuse, "message-checksums").verdict, Verdict::kFail);
   EXPECT_EQ(check_named(reuse, "buffer-lifetime").verdict, Verdict::kFail);
   EXPECT_TRUE(reuse.as_expected) << reuse.expectation_message;
 
-  const Repetition exits = run_repetition(cell("ipc", "producer-exits", GetParam(), 3, 16), 0, 64 << 20);
+  const Repetition exits = run_repetition(cell("ipc", "producer-exits", GetParam(), 3, 16), 0);
   const Check& lifetime = check_named(exits, "producer-lifetime");
   EXPECT_EQ(lifetime.verdict, Verdict::kFail);
   EXPECT_EQ(lifetime.value, 2.0);  // both consumers
@@ -313,7 +315,7 @@ TEST_P(IpcMethods, EarlyReuseAndProducerExitAreCaught) {
 }
 
 TEST_P(IpcMethods, CudaIsSkippedWithItsReasonWhereItCannotRun) {
-  const Repetition rep = run_repetition(cell("ipc", "cuda", GetParam(), 2, 16), 0, 64 << 20);
+  const Repetition rep = run_repetition(cell("ipc", "cuda", GetParam(), 2, 16), 0);
   if (GetParam() == StartMethod::kFork || GetParam() == StartMethod::kThread) {
     EXPECT_EQ(rep.status, RunStatus::kSkipped);
     EXPECT_NE(rep.status_message.find(GetParam() == StartMethod::kFork ? "refused under fork" : "separate processes"),

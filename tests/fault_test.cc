@@ -21,6 +21,7 @@ PlannedCell faulted(const std::string& scenario, const std::string& variant, Sta
   c.config.variant = variant;
   c.config.start = m;
   c.config.procs = procs;
+  c.config.stacks = "proc";  // gdb costs seconds per process; tests that want it say so
   c.config.workload.steps = steps;
   c.config.hang_timeout_s = hang_timeout_s;
   c.config.deadline_s = 60;
@@ -80,7 +81,7 @@ TEST(FaultPlan, ExpectationHoldsTheHarnessChecksOnly) {
 class Faults : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(Faults, KillAtAStepIsNamedInTheVerdict) {
-  const Repetition rep = run_repetition(faulted("locked", "whole-step", GetParam(), 2, 400, "kill:1@30"), 0, 64 << 20);
+  const Repetition rep = run_repetition(faulted("locked", "whole-step", GetParam(), 2, 400, "kill:1@30"), 0);
   const Check& liveness = check_named(rep, "liveness");
   EXPECT_EQ(liveness.verdict, Verdict::kFail);
   EXPECT_TRUE(contains(liveness.message, "signal 9")) << liveness.message;
@@ -95,7 +96,7 @@ TEST_P(Faults, KillAtAStepIsNamedInTheVerdict) {
 
 TEST_P(Faults, KillWhileHoldingTheLockLeavesItRecoverable) {
   const Repetition rep =
-      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 400, "kill-holding-lock:0@20"), 0, 64 << 20);
+      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 400, "kill-holding-lock:0@20"), 0);
   const Check& injected = check_named(rep, "fault-injected");
   ASSERT_EQ(injected.verdict, Verdict::kPass) << injected.message;
   EXPECT_TRUE(contains(injected.message, "while holding a lock")) << injected.message;
@@ -112,7 +113,7 @@ TEST_P(Faults, KillWhileHoldingTheLockLeavesItRecoverable) {
 
 TEST_P(Faults, StallShorterThanTheHangTimeoutIsNotAHang) {
   const Repetition rep =
-      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 300, "stall:1@20+0.5", 3), 0, 64 << 20);
+      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 300, "stall:1@20+0.5", 3), 0);
   EXPECT_EQ(rep.status, RunStatus::kCompleted) << rep.status_message;
   EXPECT_EQ(check_named(rep, "fault-injected").verdict, Verdict::kPass);
   EXPECT_EQ(rep.verdict, Verdict::kPass) << rep.expectation_message;
@@ -122,7 +123,7 @@ TEST_P(Faults, StallShorterThanTheHangTimeoutIsNotAHang) {
 
 TEST_P(Faults, StallLongerThanTheHangTimeoutIsAHangThatNamesTheStall) {
   const Repetition rep =
-      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 300, "stall:1@20+4", 1.5), 0, 64 << 20);
+      run_repetition(faulted("locked", "whole-step", GetParam(), 2, 300, "stall:1@20+4", 1.5), 0);
   EXPECT_EQ(rep.status, RunStatus::kHang) << rep.status_message;
   const Check& liveness = check_named(rep, "liveness");
   EXPECT_TRUE(contains(liveness.message, "rank 1 stopped with SIGSTOP")) << liveness.message;
@@ -132,7 +133,7 @@ TEST_P(Faults, StallLongerThanTheHangTimeoutIsAHangThatNamesTheStall) {
 
 TEST_P(Faults, ProducerKilledMidStreamEndsTheStreamAndReclaimsItsSegments) {
   const Repetition rep =
-      run_repetition(faulted("ipc", "named-fresh", GetParam(), 3, 400, "kill:0@3"), 0, 64 << 20);
+      run_repetition(faulted("ipc", "named-fresh", GetParam(), 3, 400, "kill:0@3"), 0);
   EXPECT_EQ(check_named(rep, "fault-injected").verdict, Verdict::kPass);
   const Check& lifetime = check_named(rep, "producer-lifetime");
   EXPECT_EQ(lifetime.verdict, Verdict::kFail);
@@ -151,8 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Detectors, Faults,
 class ForkHazard : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(ForkHazard, ThreadsHoldingALockHangForkOnlyAndTheStacksShowTheLock) {
-  const Repetition rep = run_repetition(faulted("fork", "threads-holding-lock", GetParam(), 2, 100, "", 1.5), 0,
-                                        16 << 20, /*gdb_stacks=*/true);
+  PlannedCell stuck = faulted("fork", "threads-holding-lock", GetParam(), 2, 100, "", 1.5);
+  stuck.config.stacks = "gdb";
+  const Repetition rep = run_repetition(stuck, 0);
   EXPECT_TRUE(rep.as_expected) << rep.expectation_message;
   if (GetParam() != StartMethod::kFork) {
     EXPECT_EQ(rep.verdict, Verdict::kPass) << rep.expectation_message;
@@ -169,7 +171,7 @@ TEST_P(ForkHazard, ThreadsHoldingALockHangForkOnlyAndTheStacksShowTheLock) {
   }
   EXPECT_EQ(check_named(rep, "no-leaks").verdict, Verdict::kPass);
 
-  const Repetition guarded = run_repetition(faulted("fork", "atfork-guarded", GetParam(), 2, 100, ""), 0, 16 << 20);
+  const Repetition guarded = run_repetition(faulted("fork", "atfork-guarded", GetParam(), 2, 100, ""), 0);
   EXPECT_EQ(guarded.verdict, Verdict::kPass) << guarded.expectation_message;
 }
 

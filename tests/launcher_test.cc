@@ -24,6 +24,7 @@ PlannedCell probe(const std::string& variant, StartMethod m, int procs) {
   c.config.variant = variant;
   c.config.start = m;
   c.config.procs = procs;
+  c.config.stacks = "proc";  // gdb costs seconds per process; tests that want it say so
   c.config.hang_timeout_s = 1.5;
   c.config.deadline_s = 30;
   return c;
@@ -38,7 +39,7 @@ void expect_no_survivors(const Repetition& rep) {
 class EveryStartMethod : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(EveryStartMethod, RunsEveryWorkerToCompletion) {
-  const Repetition rep = run_repetition(probe("ok", GetParam(), 3), 0, 16 << 20);
+  const Repetition rep = run_repetition(probe("ok", GetParam(), 3), 0);
   EXPECT_EQ(rep.status, RunStatus::kCompleted) << rep.status_message;
   EXPECT_EQ(rep.verdict, Verdict::kPass);
   ASSERT_EQ(rep.workers.size(), 3u);
@@ -53,7 +54,7 @@ TEST_P(EveryStartMethod, RunsEveryWorkerToCompletion) {
 }
 
 TEST_P(EveryStartMethod, DeclaresAHangAndTearsItDown) {
-  const Repetition rep = run_repetition(probe("hang", GetParam(), 2), 0, 16 << 20);
+  const Repetition rep = run_repetition(probe("hang", GetParam(), 2), 0);
   EXPECT_EQ(rep.status, RunStatus::kHang);
   EXPECT_NE(rep.status_message.find("rank(s) 0"), std::string::npos) << rep.status_message;
   EXPECT_NE(rep.workers.at(0).stall.find("running at step 0"), std::string::npos) << rep.workers.at(0).stall;
@@ -69,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(Launchers, EveryStartMethod,
 class ProcessStartMethod : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(ProcessStartMethod, ReportsExitCodesPerRank) {
-  const Repetition rep = run_repetition(probe("exit-code", GetParam(), 3), 0, 16 << 20);
+  const Repetition rep = run_repetition(probe("exit-code", GetParam(), 3), 0);
   EXPECT_EQ(rep.status, RunStatus::kWorkerFailed);
   for (const auto& w : rep.workers) {
     EXPECT_TRUE(w.exited);
@@ -79,7 +80,7 @@ TEST_P(ProcessStartMethod, ReportsExitCodesPerRank) {
 }
 
 TEST_P(ProcessStartMethod, ReportsASignalAndReleasesTheSiblings) {
-  const Repetition rep = run_repetition(probe("signal", GetParam(), 3), 0, 16 << 20);
+  const Repetition rep = run_repetition(probe("signal", GetParam(), 3), 0);
   EXPECT_EQ(rep.status, RunStatus::kWorkerFailed);
   EXPECT_FALSE(rep.workers.at(1).exited);
   EXPECT_EQ(rep.workers.at(1).signal, SIGKILL);
@@ -100,17 +101,17 @@ const Check& no_leaks(const Repetition& rep) {
 
 TEST_P(EveryStartMethod, LeavesNothingBehind) {
   for (const char* variant : {"ok", "hang"}) {
-    const Repetition rep = run_repetition(probe(variant, GetParam(), 2), 0, 16 << 20);
+    const Repetition rep = run_repetition(probe(variant, GetParam(), 2), 0);
     EXPECT_EQ(no_leaks(rep).verdict, Verdict::kPass) << variant << ": " << no_leaks(rep).message;
   }
 }
 
 TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
-  const Repetition fd = run_repetition(probe("leak-fd", StartMethod::kFork, 1), 0, 16 << 20);
+  const Repetition fd = run_repetition(probe("leak-fd", StartMethod::kFork, 1), 0);
   EXPECT_EQ(no_leaks(fd).verdict, Verdict::kFail);
   EXPECT_NE(no_leaks(fd).message.find(fmt::format("({})", testing::leaked_fd)), std::string::npos) << no_leaks(fd).message;
   ::close(testing::leaked_fd);
-  const Repetition shm = run_repetition(probe("leak-shm", StartMethod::kFork, 1), 0, 16 << 20);
+  const Repetition shm = run_repetition(probe("leak-shm", StartMethod::kFork, 1), 0);
   ::shm_unlink(("/" + run_shm_prefix() + "leak").c_str());
   EXPECT_EQ(no_leaks(shm).verdict, Verdict::kFail);
   EXPECT_NE(no_leaks(shm).message.find("/dev/shm entries left behind: " + run_shm_prefix() + "leak"), std::string::npos)

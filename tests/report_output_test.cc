@@ -1,10 +1,16 @@
-// Output tests of every report writer against patterns (as google/benchmark's output tests do),
-// on a fixed run with a pass, a caught planted bug and an unexpected hang.
+// Output tests of every report writer against patterns (as google/benchmark's output tests do), on
+// a fixed run holding one cell of every outcome (tests/report_fixture.h). The first test is the
+// contract: each cell's outcome shows as itself in every format, and a skipped or interrupted cell
+// is never shown as passed anywhere.
+#include <algorithm>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/results/results_json.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"
 #include "tests/report_fixture.h"
@@ -14,44 +20,143 @@ namespace {
 
 void expect_matches(const std::string& text, const std::vector<std::string>& patterns) {
   for (const auto& p : patterns) {
-    EXPECT_TRUE(std::regex_search(text, std::regex(p))) << "pattern not found: " << p << "\n--- in ---\n" << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex(p)))
+        << "pattern not found: " << p << "\n--- in ---\n" << (text.size() > 6000 ? text.substr(0, 6000) + "…" : text);
   }
 }
 
-TEST(ConsoleReport, TableFailuresAndWarning) {
-  const std::string out = render_console(testing::report_fixture(), false);
-  expect_matches(out, {R"(CELL\s+RESULT\s+STEPS/S)", R"(locked/whole-step@fork:2\s+ok\s+2500\s+80000\s+0\.880 \(0\.840\)\s+36%\s+20 ms)",
-                       R"(locked/local-lock@spawn:2\s+bug caught)", R"(hogwild/lock-free@forkserver:4\s+UNEXPECTED)",
-                       R"(rank 1 stuck: running at step 12)", R"(reproduce: build/sharebench run --scenario hogwild/lock-free)",
-                       R"(3 cells: 2 as expected \(1 planted bugs caught, 0 skipped\), 1 unexpected)",
-                       R"(warning: up to 4 worker threads on 2 cores)",
-                       R"(Machine: Test CPU \(2 cores\), LibTorch 1\.13\.0, 1 intra-op thread\(s\) per worker\nBLAS: /usr/lib/libopenblas)"});
-  EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour when not asked";
+// Lines of `text` that mention `id` (escaped for a regex by the caller's choice of plain find).
+std::vector<std::string> lines_with(const std::string& text, const std::string& id) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(id) != std::string::npos) out.push_back(line);
+  }
+  return out;
 }
 
-TEST(MarkdownReport, FailuresFirstWithReproduce) {
+TEST(EveryOutcome, DecidedOnceAndShownAsItselfInEveryWriter) {
+  const RunResult run = testing::report_fixture();
+  const std::map<std::string, Outcome> want{
+      {"locked/whole-step@fork:2", Outcome::kOk},           {"locked/local-lock@spawn:2", Outcome::kBugCaught},
+      {"locked/whole-step@fork:2~kill:1@20", Outcome::kFaultHandled}, {"ipc/cuda@spawn:2", Outcome::kSkipped},
+      {"hogwild/lock-free@fork:1", Outcome::kInterrupted},  {"hogwild/lock-free@forkserver:4", Outcome::kUnexpected}};
+  ASSERT_EQ(run.cells.size(), want.size());
+  for (const CellResult& c : run.cells) EXPECT_EQ(c.outcome().kind, want.at(c.config.id())) << c.config.id();
+
+  // The results file carries the outcome, and reading it back decides the same.
+  const nlohmann::json j = results_to_json(run);
+  const RunResult back = results_from_json(j);
+  for (std::size_t i = 0; i < run.cells.size(); ++i) {
+    EXPECT_EQ(j.at("cells").at(i).at("outcome").at("kind"), std::string(to_string(run.cells[i].outcome().kind)));
+    EXPECT_EQ(back.cells[i].outcome().kind, run.cells[i].outcome().kind);
+  }
+  EXPECT_EQ(j.at("summary").at("skipped"), 1);
+  EXPECT_EQ(j.at("summary").at("interrupted"), 1);
+  EXPECT_EQ(j.at("summary").at("unexpected"), 1);
+
+  // Console: each cell's row carries its outcome word.
+  const std::string console = render_console(run, false);
+  expect_matches(console, {R"(locked/whole-step@fork:2 +ok )", R"(locked/local-lock@spawn:2 +bug caught )",
+                           R"(locked/whole-step@fork:2~kill:1@20 +fault handled )", R"(ipc/cuda@spawn:2 +skipped )",
+                           R"(hogwild/lock-free@fork:1 +interrupted )", R"(hogwild/lock-free@forkserver:4 +UNEXPECTED )"});
+  // Markdown: a badge per row.
+  const std::string md = render_markdown(run);
+  expect_matches(md, {R"(\| `locked/whole-step@fork:2` \| ✅ ok \|)", R"(\| `locked/local-lock@spawn:2` \| 🐞 bug caught \|)",
+                      R"(\| `locked/whole-step@fork:2~kill:1@20` \| 💥 fault handled \|)",
+                      R"(\| `ipc/cuda@spawn:2` \| ⏭️ skipped: no CUDA device \|)",
+                      R"(\| `hogwild/lock-free@fork:1` \| ⏹️ interrupted: interrupted by signal 2 \|)",
+                      R"(\| `hogwild/lock-free@forkserver:4` \| ❌ unexpected \|)"});
+  // HTML: a class and a word per row.
+  const std::string html = render_html(run);
+  expect_matches(html, {R"(<td>locked/whole-step@fork:2</td><td class="ok">ok</td>)",
+                        R"(<td>locked/local-lock@spawn:2</td><td class="caught">bug caught</td>)",
+                        R"(<td>locked/whole-step@fork:2~kill:1@20</td><td class="caught">fault handled</td>)",
+                        R"(<td>ipc/cuda@spawn:2</td><td class="skip">skipped: no CUDA device</td>)",
+                        R"(<td>hogwild/lock-free@fork:1</td><td class="skip">interrupted: interrupted by signal 2</td>)",
+                        R"(<td>hogwild/lock-free@forkserver:4</td><td class="bad">UNEXPECTED</td>)"});
+  // CSV: the outcome column.
+  const std::string csv = render_csv(run);
+  expect_matches(csv, {R"(\n20260101-000000-1,locked/whole-step@fork:2,ok,)", R"(\n20260101-000000-1,locked/local-lock@spawn:2,bug-caught,)",
+                       R"(,locked/whole-step@fork:2~kill:1@20,fault-handled,)", R"(,ipc/cuda@spawn:2,skipped,)",
+                       R"(,hogwild/lock-free@fork:1,interrupted,)", R"(,hogwild/lock-free@forkserver:4,unexpected,)"});
+  // JUnit: skipped and interrupted cells are <skipped/>, the unexpected one fails, the others pass.
+  const std::string junit = render_junit(run);
+  expect_matches(junit, {R"(<testsuite name="ipc/cuda@spawn:2" tests="1" failures="0" errors="0" skipped="1")",
+                         R"(<skipped message="skipped: no CUDA device"/>)",
+                         R"(<testsuite name="hogwild/lock-free@fork:1" tests="1" failures="0" errors="0" skipped="1")",
+                         R"(<skipped message="interrupted: interrupted by signal 2"/>)",
+                         R"(<testsuite name="locked/local-lock@spawn:2" tests="3" failures="0")",
+                         R"(<testsuite name="hogwild/lock-free@forkserver:4" tests="3" failures="[1-9])",
+                         R"(<testsuites name="sharebench 20260101-000000-1" tests="\d+" failures="\d+" skipped="2">)"});
+  // Google Benchmark JSON: the skipped and interrupted cells are errors without timing, the
+  // unexpected one carries error_occurred; nothing else does.
+  const auto g = nlohmann::json::parse(render_gbench_json(run));
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& b : g.at("benchmarks")) by_name[b.at("name").get<std::string>()] = b;
+  for (const char* id : {"ipc/cuda@spawn:2", "hogwild/lock-free@fork:1"}) {
+    ASSERT_TRUE(by_name.count(id)) << id;
+    EXPECT_TRUE(by_name[id].value("error_occurred", false)) << id;
+    EXPECT_FALSE(by_name[id].contains("real_time")) << id << ": a cell that did not run has no timing";
+  }
+  EXPECT_FALSE(by_name["locked/whole-step@fork:2"].value("error_occurred", false));
+  EXPECT_EQ(by_name["locked/local-lock@spawn:2"].at("sharebench_outcome"), "bug-caught");
+
+  // Never green: no row of the skipped or interrupted cell, in any format, reads as passed.
+  for (const char* id : {"ipc/cuda@spawn:2", "hogwild/lock-free@fork:1"}) {
+    for (const std::string* text : {&console, &md, &html, &csv}) {
+      for (const std::string& line : lines_with(*text, id)) {
+        EXPECT_EQ(line.find(" ok "), std::string::npos) << line;
+        EXPECT_EQ(line.find("✅"), std::string::npos) << line;
+        EXPECT_EQ(line.find("class=\"ok\""), std::string::npos) << line;
+        EXPECT_EQ(line.find(",ok,"), std::string::npos) << line;
+      }
+    }
+  }
+}
+
+TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
+  const std::string out = render_console(testing::report_fixture(), false);
+  expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+LAUNCH)",
+                       R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+20 ms)",
+                       R"(messages\nCELL\s+RESULT\s+MSGS/S\s+GB/S\s+LAUNCH)",
+                       R"(locked/local-lock@spawn:2\s+bug caught\s+~4500)", R"(~ timed region under 0\.5 s)",
+                       R"(bug caught locked/local-lock@spawn:2 by mutual-exclusion: 1900 of 2000 guarded sections overlapped)",
+                       R"(UNEXPECTED hogwild/lock-free@forkserver:4: unexpected in 1 of 1 repetition\(s\): liveness, convergence)",
+                       R"(rank 1 stuck: running at step 12)", R"(rank 1 stacks:\n\s+#0 futex_wait)",
+                       R"(reproduce: build/sharebench run --scenario hogwild/lock-free)",
+                       R"(skipped ipc/cuda@spawn:2: no CUDA device)",
+                       R"(6 cells: 3 as expected \(1 ok, 1 planted bugs caught, 1 faults handled\), 1 skipped, 1 interrupted, 1 unexpected)",
+                       R"(warning: up to 4 worker threads ran on 2 cores)",
+                       R"(Machine: Test CPU \(2 cores\), LibTorch 1\.13\.0, 1 intra-op thread\(s\) per worker\nBLAS: /usr/lib/libopenblas)"});
+  EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour when not asked";
+  EXPECT_NE(render_console(testing::report_fixture(), true).find("\033["), std::string::npos);
+}
+
+TEST(MarkdownReport, FailuresFirstWithEvidenceAndReproduce) {
   const std::string md = render_markdown(testing::report_fixture());
   expect_matches(md, {R"(^# sharebench run 20260101-000000-1)", R"(\*\*1 unexpected\*\*)", R"(Warning: up to 4 worker threads)",
-                      R"(## Failures\n\n### `hogwild/lock-free@forkserver:4`)", R"(- status \*\*hang\*\*: no progress)",
+                      R"(## Failures\n\n### `hogwild/lock-free@forkserver:4`)", R"(- repetition 0 status \*\*hang\*\*: no progress)",
                       R"(- \*\*unknown\*\* `convergence`)", R"(```sh\nbuild/sharebench run --scenario hogwild/lock-free\n```)",
+                      R"(## Evidence\n\n\| cell \| caught by \| evidence \|)",
+                      R"(\| `locked/local-lock@spawn:2` \| `mutual-exclusion` \| 1900 of 2000 guarded sections overlapped \|)",
                       R"(\| `locked/local-lock@spawn:2` \| 🐞 bug caught \| 4500 \|)", R"(\| blas \| /usr/lib/libopenblas\.so\.0 \|)"});
   EXPECT_LT(md.find("## Failures"), md.find("## Cells"));
 }
 
 TEST(CsvReport, OneRowPerCellAndRepetition) {
   const std::string csv = render_csv(testing::report_fixture());
-  expect_matches(csv, {R"(^run_id,cell,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s,steps_per_s)",
-                       R"(\n20260101-000000-1,locked/whole-step@fork:2,locked,whole-step,fork,2,0,completed,pass,true,0,2500,80000,0\.88,)",
-                       R"(\n20260101-000000-1,hogwild/lock-free@forkserver:4,hogwild,lock-free,forkserver,4,0,hang,fail,false,.*liveness=fail;convergence=unknown,Test CPU,)"});
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  expect_matches(csv, {R"(^run_id,cell,outcome,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s,steps_per_s)",
+                       R"(\n20260101-000000-1,locked/whole-step@fork:2,ok,locked,whole-step,fork,2,0,completed,pass,true,0,2500,80000,0\.88,)",
+                       R"(\n20260101-000000-1,hogwild/lock-free@forkserver:4,unexpected,hogwild,lock-free,forkserver,4,0,hang,fail,false,.*liveness=fail;convergence=unknown,Test CPU,)"});
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 8);  // header + 7 repetitions
   expect_matches(csv, {R"(,Test CPU,2,1\.13\.0,/usr/lib/libopenblas\.so\.0,1,build/sharebench run --scenario locked/whole-step\n)"});
 }
 
-TEST(JunitReport, CaseperCheckAndFailuresWithMessages) {
+TEST(JunitReport, CasePerCheckFailuresWithMessagesAndEvidence) {
   const std::string x = render_junit(testing::report_fixture());
-  expect_matches(x, {R"(^<\?xml version="1\.0" encoding="UTF-8"\?>)", R"(<testsuites name="sharebench 20260101-000000-1" tests="9" failures="3">)",
-                     R"(<testsuite name="locked/local-lock@spawn:2" tests="3" failures="0")",
-                     R"(<testcase classname="locked/local-lock@spawn:2" name="mutual-exclusion \(must catch the planted bug\))",
+  expect_matches(x, {R"(^<\?xml version="1\.0" encoding="UTF-8"\?>)",
+                     R"(<testcase classname="locked/local-lock@spawn:2" name="mutual-exclusion \(must catch the planted bug\)[^>]*>\n\s*<system-out>1900 of 2000)",
                      R"(<testcase classname="hogwild/lock-free@forkserver:4" name="liveness"[^>]*>\n\s*<failure message="repetition 0: hang: no progress)",
                      R"(reproduce: build/sharebench run --scenario hogwild/lock-free</failure>)",
                      R"(<properties>\n\s*<property name="blas" value="/usr/lib/libopenblas\.so\.0"/>)"});
@@ -61,7 +166,6 @@ TEST(GbenchReport, SchemaVersionOneWithRequiredFields) {
   const auto j = nlohmann::json::parse(render_gbench_json(testing::report_fixture()));
   EXPECT_EQ(j.at("context").at("json_schema_version"), 1);
   EXPECT_EQ(j.at("context").at("num_cpus"), 2);
-  ASSERT_EQ(j.at("benchmarks").size(), 2u);  // the hung cell has no throughput
   const auto& b = j.at("benchmarks").at(0);
   for (const char* k : {"name", "run_name", "run_type", "repetitions", "repetition_index", "iterations", "real_time",
                         "cpu_time", "time_unit"}) {
@@ -75,12 +179,17 @@ TEST(GbenchReport, SchemaVersionOneWithRequiredFields) {
   EXPECT_DOUBLE_EQ(b.at("samples_per_s").get<double>(), 80000);
 }
 
-TEST(HtmlReport, SelfContainedWithChartsFailuresAndTable) {
+TEST(HtmlReport, SelfContainedWithChartsEvidenceFailuresAndTable) {
   const std::string h = render_html(testing::report_fixture());
   expect_matches(h, {R"(^<!doctype html>)", R"(Chart\.js v3)", R"(<canvas id="chart-throughput-locked")",
-                     R"(<canvas id="chart-loss-steps-locked")", R"(<canvas id="chart-loss-time-locked")",
-                     R"(<canvas id="chart-launch")", R"(<h2>Failures</h2>)", R"(rank 1 stuck:</p><pre>running at step 12)",
-                     R"(<td class="caught">bug caught</td>)", R"(<p class="warning">Warning: up to 4 worker threads)"});
+                     R"(<canvas id="chart-lockwait-locked")",
+                     R"(<canvas id="chart-convergence-locked")", R"(<select id="pick-loss-steps-locked">)",
+                     R"(<canvas id="chart-loss-time-locked")", R"(<canvas id="chart-launch")", R"(<h2>Failures</h2>)",
+                     R"(rank 1 stuck:</p><pre>running at step 12)", R"(<details><summary>rank 1 stacks</summary>)",
+                     R"(<table id="evidence">)", R"(<td class="caught">mutual-exclusion</td><td>1900 of 2000 guarded)",
+                     R"(<p class="warning">Warning: up to 4 worker threads)", R"(<td class="n">2400</td><td class="n">2300–2500</td>)"});
+  // One colour per start method: every dataset of fork is the same blue, in every chart.
+  expect_matches(h, {R"("color":"#0969da","dash":\[\],"label":"whole-step@fork")", R"("color":"#cf222e","dash":\[8,4\],"label":"local-lock@spawn")"});
   EXPECT_EQ(h.find("<script src="), std::string::npos) << "nothing loaded from outside";
   EXPECT_EQ(h.find("<link"), std::string::npos);
 }

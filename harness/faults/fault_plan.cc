@@ -57,7 +57,11 @@ FaultPlan FaultPlan::parse(std::string_view spec) {
                                             spec.substr(0, colon)));
   }
   plan.kind = *kind;
-  plan.rank = static_cast<int>(parse_count(spec.substr(colon + 1, at - colon - 1), "the rank", spec));
+  const std::int64_t rank = parse_count(spec.substr(colon + 1, at - colon - 1), "the rank", spec);
+  if (rank > kMaxFaultRank) {
+    throw std::invalid_argument(fmt::format("fault '{}': the rank must be 0..{}", spec, kMaxFaultRank));
+  }
+  plan.rank = static_cast<int>(rank);
   std::string_view rest = spec.substr(at + 1);
   const auto plus = rest.find('+');
   plan.at_step = parse_count(rest.substr(0, plus), "the step", spec);

@@ -18,6 +18,9 @@
 
 namespace sharebench {
 
+// Ranks are 0..63: a cell has at most 64 workers (ProcessMutex's waiter bitmap is one word).
+inline constexpr int kMaxFaultRank = 63;
+
 enum class FaultKind { kNone, kKill, kKillHoldingLock, kStall };
 
 struct FaultPlan {

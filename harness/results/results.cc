@@ -69,6 +69,12 @@ void judge_against(const Expectation& e, Repetition& rep) {
     rep.expectation_message = "skipped: " + rep.status_message;
     return;
   }
+  if (rep.status == RunStatus::kInterrupted) {
+    // Neither passed nor failed: the cell's outcome says interrupted (outcome.h).
+    rep.as_expected = false;
+    rep.expectation_message = "interrupted: " + rep.status_message;
+    return;
+  }
   auto listed = [](const std::vector<std::string>& v, const std::string& name) {
     return std::find(v.begin(), v.end(), name) != v.end();
   };
@@ -99,9 +105,21 @@ void judge_against(const Expectation& e, Repetition& rep) {
   }
 }
 
-bool CellResult::as_expected() const {
-  return std::all_of(repetitions.begin(), repetitions.end(),
-                     [](const Repetition& r) { return r.as_expected; });
+std::string_view to_string(ScenarioKind k) {
+  switch (k) {
+    case ScenarioKind::kTraining: return "training";
+    case ScenarioKind::kInference: return "inference";
+    case ScenarioKind::kMessages: return "messages";
+    case ScenarioKind::kLockOnly: return "lock-only";
+  }
+  return "lock-only";
+}
+
+std::optional<ScenarioKind> parse_scenario_kind(std::string_view s) {
+  for (ScenarioKind k : {ScenarioKind::kTraining, ScenarioKind::kInference, ScenarioKind::kMessages, ScenarioKind::kLockOnly}) {
+    if (to_string(k) == s) return k;
+  }
+  return std::nullopt;
 }
 
 }  // namespace sharebench

@@ -11,11 +11,23 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/outcome.h"
 #include "harness/scenario/cell_config.h"
 
 namespace sharebench {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// 2: cells carry `outcome`, `kind` and the harness options in `config`; runs carry `shard`.
+inline constexpr int kResultsSchemaVersion = 2;
+
+// What a scenario's workers produce, which decides the columns a report shows for it.
+enum class ScenarioKind {
+  kTraining,   // steps/s, samples/s, held-out loss against the serial reference, lock wait
+  kInference,  // batches/s, samples/s, latency p50/p99
+  kMessages,   // messages/s, GB/s, handoff latency
+  kLockOnly,   // operations/s and lock wait (no model): the default for a user's scenario
+};
+std::string_view to_string(ScenarioKind k);
+std::optional<ScenarioKind> parse_scenario_kind(std::string_view s);
 
 enum class Verdict { kPass, kFail, kUnknown };
 std::string to_string(Verdict v);
@@ -97,11 +109,22 @@ struct Expectation {
 
 struct CellResult {
   CellConfig config;  // repetition field unused at this level
+  ScenarioKind kind = ScenarioKind::kLockOnly;
   Expectation expected;
   bool known_bug = false;
-  std::string repro;  // a command that re-runs exactly this cell
+  std::string repro;  // a command that re-runs exactly this cell (generated from config)
   std::vector<Repetition> repetitions;
-  bool as_expected() const;
+  // The cell's one answer (outcome.h); every writer formats this and decides nothing itself.
+  CellOutcome outcome() const { return decide_outcome(*this); }
+  // Not unexpected: ok, bug caught, fault handled, skipped or interrupted.
+  bool as_expected() const { return !outcome().red(); }
+};
+
+// Which part of a sharded matrix a run holds (run --shard K/N); total 1 for a whole run.
+struct ShardInfo {
+  int index = 1;  // 1-based
+  int total = 1;
+  std::size_t planned_cells = 0;  // cells in the whole matrix, over all shards
 };
 
 struct RunResult {
@@ -112,6 +135,8 @@ struct RunResult {
   std::string status = "running";  // running | complete | interrupted | error
   std::vector<std::string> command;
   std::map<std::string, std::string> environment;
+  ShardInfo shard;
+  std::vector<std::string> merged_from;  // run ids of the shards `merge` joined, in order
   std::vector<CellResult> cells;
 };
 

@@ -1,6 +1,11 @@
-// results_json: the JSON form of the results model (docs/results-schema.md).
+// results_json: the JSON form of the results model (docs/results-schema.md). The plain structs are
+// mapped with nlohmann/json's type macros; by hand only what the macros cannot say: enums as
+// words (an unknown word is an error, not the first value), optional and non-finite numbers as
+// null, series points as [step, time, value], and a cell's computed fields (id, outcome).
 #include "harness/results/results_json.h"
+#include "harness/scenario/cell_config_json.h"
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -13,102 +18,163 @@ using nlohmann::json;
 namespace {
 constexpr const char* kFormatTag = "sharebench-results";
 
-json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json check_json(const Check& c) {
-  return json{{"name", c.name}, {"verdict", to_string(c.verdict)}, {"value", optional_number(c.value)},
-              {"message", c.message}};
+template <typename Enum>
+Enum word_to_enum(const json& j, std::optional<Enum> (*parse)(const std::string&), const char* what) {
+  const auto v = parse(j.get<std::string>());
+  if (!v) throw ResultsFormatError(fmt::format("results file: unknown {} '{}'", what, j.get<std::string>()));
+  return *v;
 }
 
-json series_json(const Series& s) {
-  json points = json::array();
-  for (const auto& p : s.points) points.push_back(json::array({p.step, p.time_s, p.value}));
-  return json{{"name", s.name}, {"rank", s.rank}, {"points", points}};
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double number_or_nan(const json& v) { return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN(); }
+}  // namespace
+
+void to_json(json& j, Verdict v) { j = to_string(v); }
+void from_json(const json& j, Verdict& v) { v = word_to_enum<Verdict>(j, &parse_verdict, "verdict"); }
+void to_json(json& j, RunStatus s) { j = to_string(s); }
+void from_json(const json& j, RunStatus& s) { s = word_to_enum<RunStatus>(j, &parse_run_status, "status"); }
+
+void to_json(json& j, const Check& c) {
+  j = json{{"name", c.name}, {"verdict", c.verdict}, {"value", c.value ? number_or_null(*c.value) : json(nullptr)},
+           {"message", c.message}};
+}
+void from_json(const json& j, Check& c) {
+  c.name = j.at("name").get<std::string>();
+  c.verdict = j.at("verdict").get<Verdict>();
+  c.value.reset();
+  if (j.contains("value") && j.at("value").is_number()) c.value = j.at("value").get<double>();
+  c.message = j.at("message").get<std::string>();
 }
 
-json worker_json(const WorkerRecord& w) {
-  return json{{"rank", w.rank},   {"pid", w.pid},           {"exited", w.exited},
-              {"exit_code", w.exit_code}, {"signal", w.signal}, {"steps", w.steps},
-              {"launch_s", w.launch_s},   {"error", w.error},   {"stall", w.stall},
-              {"stacks", w.stacks}};
+void to_json(json& j, const SeriesPoint& p) {
+  j = json::array({number_or_null(p.step), number_or_null(p.time_s), number_or_null(p.value)});
+}
+void from_json(const json& j, SeriesPoint& p) {
+  p = SeriesPoint{number_or_nan(j.at(0)), number_or_nan(j.at(1)), number_or_nan(j.at(2))};
 }
 
-json repetition_json(const Repetition& r) {
-  json checks = json::array(), series = json::array(), workers = json::array();
-  for (const auto& c : r.checks) checks.push_back(check_json(c));
-  for (const auto& s : r.series) series.push_back(series_json(s));
-  for (const auto& w : r.workers) workers.push_back(worker_json(w));
-  return json{{"index", r.index},
-              {"status", to_string(r.status)},
-              {"status_message", r.status_message},
-              {"verdict", to_string(r.verdict)},
-              {"as_expected", r.as_expected},
-              {"expectation_message", r.expectation_message},
-              {"wall_s", r.wall_s},
-              {"checks", checks},
-              {"metrics", r.metrics},
-              {"series", series},
-              {"workers", workers}};
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Series, name, rank, points)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited, exit_code, signal, steps, launch_s,
+                                                error, stall, stacks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 
-json expected_json(const Expectation& e) {
-  json j{{"must_fail", e.must_fail}, {"may_fail", e.may_fail}};
-  if (e.others_free) {
-    j["others_free"] = true;
-    j["must_pass"] = e.must_pass;
+void to_json(json& j, const Repetition& r) {
+  json metrics = json::object();
+  for (const auto& [k, v] : r.metrics) metrics[k] = number_or_null(v);  // a diverged loss is NaN: null
+  j = json{{"index", r.index},
+           {"status", r.status},
+           {"status_message", r.status_message},
+           {"verdict", r.verdict},
+           {"as_expected", r.as_expected},
+           {"expectation_message", r.expectation_message},
+           {"wall_s", r.wall_s},
+           {"checks", r.checks},
+           {"metrics", metrics},
+           {"series", r.series},
+           {"workers", r.workers}};
+}
+void from_json(const json& j, Repetition& r) {
+  r.index = j.at("index").get<int>();
+  r.status = j.at("status").get<RunStatus>();
+  r.status_message = j.at("status_message").get<std::string>();
+  r.verdict = j.at("verdict").get<Verdict>();
+  r.as_expected = j.at("as_expected").get<bool>();
+  r.expectation_message = j.at("expectation_message").get<std::string>();
+  r.wall_s = j.at("wall_s").get<double>();
+  r.checks = j.at("checks").get<std::vector<Check>>();
+  r.metrics.clear();
+  for (const auto& [name, value] : j.at("metrics").items()) {
+    if (value.is_number()) r.metrics[name] = value.get<double>();  // null: not finite when written
   }
-  return j;
+  r.series = j.at("series").get<std::vector<Series>>();
+  r.workers = j.at("workers").get<std::vector<WorkerRecord>>();
 }
 
-json cell_json(const CellResult& c) {
-  json reps = json::array();
-  for (const auto& r : c.repetitions) reps.push_back(repetition_json(r));
-  json config = json::parse(c.config.to_json());
+static json outcome_json(const CellOutcome& o) {
+  json evidence = json::array();
+  for (const Evidence& e : o.evidence) {
+    evidence.push_back({{"check", e.check}, {"verdict", e.verdict}, {"message", e.message}, {"repetition", e.repetition}});
+  }
+  return json{{"kind", to_string(o.kind)}, {"summary", o.summary}, {"reason", o.reason}, {"evidence", evidence}};
+}
+
+void to_json(json& j, const CellResult& c) {
+  json config = c.config;
   config.erase("repetition");
-  return json{{"id", c.config.id()},
-              {"scenario", c.config.scenario},
-              {"variant", c.config.variant},
-              {"start", to_string(c.config.start)},
-              {"procs", c.config.procs},
-              {"config", config},
-              {"known_bug", c.known_bug},
-              {"expected", expected_json(c.expected)},
-              {"as_expected", c.as_expected()},
-              {"repro", c.repro},
-              {"repetitions", reps}};
+  j = json{{"id", c.config.id()},
+           {"scenario", c.config.scenario},
+           {"variant", c.config.variant},
+           {"start", to_string(c.config.start)},
+           {"procs", c.config.procs},
+           {"kind", to_string(c.kind)},
+           {"config", config},
+           {"known_bug", c.known_bug},
+           {"expected", c.expected},
+           {"outcome", outcome_json(c.outcome())},  // written for readers; recomputed on load
+           {"as_expected", c.as_expected()},
+           {"repro", c.repro},
+           {"repetitions", c.repetitions}};
 }
-
-// Non-finite numbers are written as null; they read back as NaN.
-double number_or_nan(const json& v) {
-  return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
-}
-
-template <typename T>
-T field(const json& j, const char* name, const char* where) {
-  if (!j.contains(name)) throw ResultsFormatError(fmt::format("results file: {} lacks '{}'", where, name));
+void from_json(const json& j, CellResult& c) {
+  json config = j.at("config");
+  config["repetition"] = 0;
   try {
-    return j.at(name).get<T>();
-  } catch (const json::exception&) {
-    throw ResultsFormatError(fmt::format("results file: {}.{} has the wrong type", where, name));
+    c.config = config.get<CellConfig>();
+  } catch (const std::exception& e) {
+    throw ResultsFormatError(fmt::format("results file: a cell's config is malformed: {}", e.what()));
+  }
+  c.kind = parse_scenario_kind(j.value("kind", "lock-only")).value_or(ScenarioKind::kLockOnly);
+  c.known_bug = j.at("known_bug").get<bool>();
+  c.expected = j.at("expected").get<Expectation>();
+  c.repro = j.at("repro").get<std::string>();
+  c.repetitions = j.at("repetitions").get<std::vector<Repetition>>();
+}
+
+namespace {
+// What no honest results file holds: the reader refuses it rather than report nonsense.
+void validate_loaded(const RunResult& run) {
+  for (const CellResult& c : run.cells) {
+    if (c.config.procs < 1 || c.config.procs > 64) {
+      throw ResultsFormatError(fmt::format("results file: cell {} has procs {} (1..64)", c.config.id(), c.config.procs));
+    }
+    if (c.config.scenario.empty() || c.config.variant.empty()) throw ResultsFormatError("results file: a cell has no scenario or variant");
+    for (const Repetition& r : c.repetitions) {
+      if (r.index < 0 || r.workers.size() > 64) {
+        throw ResultsFormatError(fmt::format("results file: cell {} has a malformed repetition", c.config.id()));
+      }
+    }
+  }
+  if (run.shard.total < 1 || run.shard.index < 1 || run.shard.index > run.shard.total) {
+    throw ResultsFormatError(fmt::format("results file: shard {}/{} is not a shard", run.shard.index, run.shard.total));
   }
 }
 }  // namespace
 
 json results_to_json(const RunResult& run) {
   json cells = json::array();
-  for (const auto& c : run.cells) cells.push_back(cell_json(c));
-  int unexpected = 0;
-  for (const auto& c : run.cells) unexpected += c.as_expected() ? 0 : 1;
-  return json{{"format", kFormatTag},
-              {"schema_version", run.schema_version},
-              {"run_id", run.run_id},
-              {"status", run.status},
-              {"started_at", run.started_at},
-              {"finished_at", run.finished_at},
-              {"command", run.command},
-              {"environment", run.environment},
-              {"summary", {{"cells", run.cells.size()}, {"unexpected", unexpected}}},
-              {"cells", cells}};
+  int unexpected = 0, skipped = 0, interrupted = 0;
+  for (const auto& c : run.cells) {
+    cells.push_back(c);
+    const Outcome o = c.outcome().kind;
+    unexpected += o == Outcome::kUnexpected;
+    skipped += o == Outcome::kSkipped;
+    interrupted += o == Outcome::kInterrupted;
+  }
+  json j{{"format", kFormatTag},
+         {"schema_version", run.schema_version},
+         {"run_id", run.run_id},
+         {"status", run.status},
+         {"started_at", run.started_at},
+         {"finished_at", run.finished_at},
+         {"command", run.command},
+         {"environment", run.environment},
+         {"shard", run.shard},
+         {"summary", {{"cells", run.cells.size()}, {"unexpected", unexpected}, {"skipped", skipped},
+                      {"interrupted", interrupted}}},
+         {"cells", cells}};
+  if (!run.merged_from.empty()) j["merged_from"] = run.merged_from;
+  return j;
 }
 
 RunResult results_from_json(const json& j) {
@@ -116,87 +182,26 @@ RunResult results_from_json(const json& j) {
     throw ResultsFormatError("not a sharebench results file (no \"format\": \"sharebench-results\")");
   }
   RunResult run;
-  run.schema_version = field<int>(j, "schema_version", "run");
-  if (run.schema_version > kResultsSchemaVersion || run.schema_version < 1) {
-    throw ResultsFormatError(fmt::format("results schema version {} is not supported (this build reads 1..{})",
-                                         run.schema_version, kResultsSchemaVersion));
+  try {
+    run.schema_version = j.at("schema_version").get<int>();
+    if (run.schema_version > kResultsSchemaVersion || run.schema_version < 1) {
+      throw ResultsFormatError(fmt::format("results schema version {} is not supported (this build reads 1..{})",
+                                           run.schema_version, kResultsSchemaVersion));
+    }
+    run.schema_version = kResultsSchemaVersion;  // read into this version's model; written back as it
+    run.run_id = j.at("run_id").get<std::string>();
+    run.status = j.at("status").get<std::string>();
+    run.started_at = j.at("started_at").get<std::string>();
+    run.finished_at = j.at("finished_at").get<std::string>();
+    run.command = j.at("command").get<std::vector<std::string>>();
+    run.environment = j.at("environment").get<std::map<std::string, std::string>>();
+    run.shard = j.value("shard", ShardInfo{});
+    run.merged_from = j.value("merged_from", std::vector<std::string>{});
+    run.cells = j.at("cells").get<std::vector<CellResult>>();
+  } catch (const json::exception& e) {
+    throw ResultsFormatError(fmt::format("results file is malformed: {}", e.what()));
   }
-  run.run_id = field<std::string>(j, "run_id", "run");
-  run.status = field<std::string>(j, "status", "run");
-  run.started_at = field<std::string>(j, "started_at", "run");
-  run.finished_at = field<std::string>(j, "finished_at", "run");
-  run.command = field<std::vector<std::string>>(j, "command", "run");
-  run.environment = field<std::map<std::string, std::string>>(j, "environment", "run");
-  for (const json& cj : field<json>(j, "cells", "run")) {
-    CellResult c;
-    json config = field<json>(cj, "config", "cell");
-    config["repetition"] = 0;
-    try {
-      c.config = CellConfig::from_json(config.dump());
-    } catch (const std::exception& e) {
-      throw ResultsFormatError(fmt::format("results file: a cell's config is malformed: {}", e.what()));
-    }
-    c.known_bug = field<bool>(cj, "known_bug", "cell");
-    c.expected.must_fail = field<std::vector<std::string>>(cj.at("expected"), "must_fail", "cell.expected");
-    c.expected.may_fail = field<std::vector<std::string>>(cj.at("expected"), "may_fail", "cell.expected");
-    c.expected.others_free = cj.at("expected").value("others_free", false);
-    if (c.expected.others_free) {
-      c.expected.must_pass = field<std::vector<std::string>>(cj.at("expected"), "must_pass", "cell.expected");
-    }
-    c.repro = field<std::string>(cj, "repro", "cell");
-    for (const json& rj : field<json>(cj, "repetitions", "cell")) {
-      Repetition r;
-      r.index = field<int>(rj, "index", "repetition");
-      auto status = parse_run_status(field<std::string>(rj, "status", "repetition"));
-      auto verdict = parse_verdict(field<std::string>(rj, "verdict", "repetition"));
-      if (!status || !verdict) throw ResultsFormatError("results file: unknown status or verdict");
-      r.status = *status;
-      r.verdict = *verdict;
-      r.status_message = field<std::string>(rj, "status_message", "repetition");
-      r.as_expected = field<bool>(rj, "as_expected", "repetition");
-      r.expectation_message = field<std::string>(rj, "expectation_message", "repetition");
-      r.wall_s = field<double>(rj, "wall_s", "repetition");
-      const json metrics = field<json>(rj, "metrics", "repetition");
-      for (const auto& [name, value] : metrics.items()) {
-        if (value.is_number()) r.metrics[name] = value.get<double>();  // null: not finite when written
-      }
-      for (const json& k : field<json>(rj, "checks", "repetition")) {
-        Check ch;
-        ch.name = field<std::string>(k, "name", "check");
-        auto v = parse_verdict(field<std::string>(k, "verdict", "check"));
-        if (!v) throw ResultsFormatError("results file: unknown check verdict");
-        ch.verdict = *v;
-        if (k.contains("value") && k.at("value").is_number()) ch.value = k.at("value").get<double>();
-        ch.message = field<std::string>(k, "message", "check");
-        r.checks.push_back(ch);
-      }
-      for (const json& sj : field<json>(rj, "series", "repetition")) {
-        Series s;
-        s.name = field<std::string>(sj, "name", "series");
-        s.rank = field<int>(sj, "rank", "series");
-        for (const json& p : field<json>(sj, "points", "series")) {
-          s.points.push_back(SeriesPoint{number_or_nan(p.at(0)), number_or_nan(p.at(1)), number_or_nan(p.at(2))});
-        }
-        r.series.push_back(std::move(s));
-      }
-      for (const json& wj : field<json>(rj, "workers", "repetition")) {
-        WorkerRecord w;
-        w.rank = field<int>(wj, "rank", "worker");
-        w.pid = field<int>(wj, "pid", "worker");
-        w.exited = field<bool>(wj, "exited", "worker");
-        w.exit_code = field<int>(wj, "exit_code", "worker");
-        w.signal = field<int>(wj, "signal", "worker");
-        w.steps = field<std::int64_t>(wj, "steps", "worker");
-        w.launch_s = field<double>(wj, "launch_s", "worker");
-        w.error = field<std::string>(wj, "error", "worker");
-        w.stall = field<std::string>(wj, "stall", "worker");
-        w.stacks = wj.value("stacks", "");
-        r.workers.push_back(w);
-      }
-      c.repetitions.push_back(std::move(r));
-    }
-    run.cells.push_back(std::move(c));
-  }
+  validate_loaded(run);
   return run;
 }
 
@@ -207,7 +212,7 @@ RunResult read_results_file(const std::string& path) {
   try {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
-    throw ResultsFormatError(fmt::format("'{}' is not valid JSON: {}", path, e.what()));
+    throw ResultsFormatError(fmt::format("'{}' is not a readable JSON file: {}", path, e.what()));
   }
   return results_from_json(j);
 }

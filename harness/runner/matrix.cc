@@ -33,6 +33,12 @@ void validate(const MatrixRequest& r) {
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
   if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
   if (w.average_every < 1 || w.average_every > kMaxSteps) throw UsageError("--average-every must be at least 1");
+  if (r.base.deadline_s < r.base.hang_timeout_s) {
+    throw UsageError(fmt::format("--deadline ({} s) must be at least --hang-timeout ({} s): a cell would reach its "
+                                 "deadline before a hang could be told apart",
+                                 r.base.deadline_s, r.base.hang_timeout_s));
+  }
+  if (r.base.arena_mb < 1 || r.base.arena_mb > 65536) throw UsageError("--arena-mb must be 1..65536");
   const FaultPlan& f = r.base.fault;
   if (f.active() && f.at_step > w.steps) {
     throw UsageError(fmt::format("--fault {}: step {} is beyond --steps {}; it would never be injected", f.spec(),
@@ -146,12 +152,24 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         cell.expected = fault.active() ? expectation_under_fault(fault, request.base.hang_timeout_s)
                                        : v->expectation_for(p, m);
         cell.known_bug = v->known_bug;
+        cell.kind = s->kind();
         cells.push_back(std::move(cell));
       }
     }
   }
   if (cells.empty()) throw UsageError("the requested matrix holds no cell that can run");
   return cells;
+}
+
+std::vector<PlannedCell> shard_cells(const std::vector<PlannedCell>& cells, int index, int total) {
+  if (total < 1 || index < 1 || index > total) {
+    throw UsageError(fmt::format("--shard {}/{}: the shard must be K/N with 1 <= K <= N", index, total));
+  }
+  std::vector<PlannedCell> out;
+  for (std::size_t i = static_cast<std::size_t>(index - 1); i < cells.size(); i += static_cast<std::size_t>(total)) {
+    out.push_back(cells[i]);
+  }
+  return out;
 }
 
 }  // namespace sharebench

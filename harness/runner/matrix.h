@@ -9,12 +9,9 @@
 
 #include "harness/results/results.h"
 #include "harness/scenario/cell_config.h"
+#include "harness/scenario/cell_flags.h"
 
 namespace sharebench {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Hard limits on input, with where they come from.
 inline constexpr int kMaxProcs = 64;                  // ProcessMutex's waiter bitmap is 64 bits
@@ -33,10 +30,15 @@ struct MatrixRequest {
 
 struct PlannedCell {
   CellConfig config;
+  ScenarioKind kind = ScenarioKind::kLockOnly;
   Expectation expected;
   bool known_bug = false;
 };
 
 std::vector<PlannedCell> plan_matrix(const MatrixRequest& request);
+
+// Every `total`-th cell of a planned matrix, starting at the `index`-th (1-based): run --shard K/N.
+// Throws UsageError for a shard that is not one (K outside 1..N).
+std::vector<PlannedCell> shard_cells(const std::vector<PlannedCell>& cells, int index, int total);
 
 }  // namespace sharebench

@@ -24,6 +24,8 @@
 #include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
+#include "harness/scenario/cell_flags.h"
+#include "harness/watchdog/process_probe.h"
 #include "harness/watchdog/watchdog.h"
 
 namespace sharebench {
@@ -99,14 +101,48 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
   }
 }
 
-void print_progress(std::size_t done, std::size_t total, const std::string& what, double elapsed_s) {
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s  (%.0f s)", done, total, what.c_str(), elapsed_s);
-  std::fflush(stderr);
-}
+bool wants_gdb_stacks(const CellConfig& c) { return c.stacks == "gdb" || (c.stacks == "auto" && gdb_available()); }
+
+// A progress line on a terminal: cells done, the cell running, its steps and a hang countdown.
+class ProgressLine {
+ public:
+  ProgressLine(std::size_t total, bool enabled) : total_(total), enabled_(enabled), t0_(std::chrono::steady_clock::now()) {}
+  void cell(std::size_t done, std::string what) {
+    done_ = done;
+    what_ = std::move(what);
+    last_ = {};
+    draw("");
+  }
+  void tick(const CellProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::string detail = fmt::format("  steps {}/{}", p.steps_done, p.steps_total);
+    if (p.quiet_s >= 1.0) detail += fmt::format(", no progress for {:.0f} s (hang at {:.0f} s)", p.quiet_s, p.hang_timeout_s);
+    draw(detail);
+  }
+  void clear() const {
+    if (enabled_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  void draw(const std::string& detail) const {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    std::string left;
+    if (done_ > 0) left = fmt::format(", about {:.0f} s left", elapsed / done_ * (total_ - done_));
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s%s  (%.0f s%s)", done_, total_, what_.c_str(), detail.c_str(), elapsed,
+                 left.c_str());
+    std::fflush(stderr);
+  }
+  std::size_t total_, done_ = 0;
+  bool enabled_;
+  std::string what_;
+  std::chrono::steady_clock::time_point t0_, last_{};
+};
 }  // namespace
 
-Repetition run_repetition(const PlannedCell& planned, int index, std::size_t arena_bytes, bool gdb_stacks,
-                          const std::vector<std::string>& disabled_checks) {
+Repetition run_repetition(const PlannedCell& planned, int index, const ProgressSink& progress) {
   Repetition rep;
   rep.index = index;
   CellConfig cell = planned.config;
@@ -130,7 +166,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
       }
       faults.emplace(cell.fault, cell.hang_timeout_s);
     }
-    SharedArena arena = SharedArena::create(arena_bytes);
+    SharedArena arena = SharedArena::create(static_cast<std::size_t>(cell.arena_mb) << 20);
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
     SetupContext setup(cell, arena);
     scenario->setup(setup);
@@ -140,8 +176,19 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
     Supervision sup;
     {
       auto group = launcher->launch(cell, arena);
-      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, gdb_stacks},
-                      [&] { scenario->before_teardown(arena); }, faults ? &*faults : nullptr);
+      std::function<void(double)> on_tick;
+      if (progress) {
+        on_tick = [&](double quiet_s) {
+          CellProgress p;
+          for (int r = 0; r < block->procs; ++r) p.steps_done += block->slots[r].steps.load(std::memory_order_relaxed);
+          p.steps_total = cell.workload.steps * cell.procs;
+          p.quiet_s = quiet_s;
+          p.hang_timeout_s = cell.hang_timeout_s;
+          progress(p);
+        };
+      }
+      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell)},
+                      [&] { scenario->before_teardown(arena); }, faults ? &*faults : nullptr, on_tick);
     }  // the group is gone: every worker has been reaped
     rep.status = sup.status;
     rep.status_message = sup.message;
@@ -172,48 +219,17 @@ Repetition run_repetition(const PlannedCell& planned, int index, std::size_t are
   }
   // The arena, the scenario and every worker are gone by now: whatever remains is a leak.
   rep.checks.push_back(compare_resources(resources_before, take_resource_snapshot()));
-  if (!disabled_checks.empty()) {
+  const std::vector<std::string>& disabled = cell.disabled_checks;
+  if (!disabled.empty()) {
     rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),
                                     [&](const Check& c) {
-                                      return std::find(disabled_checks.begin(), disabled_checks.end(), c.name) !=
-                                             disabled_checks.end();
+                                      return std::find(disabled.begin(), disabled.end(), c.name) != disabled.end();
                                     }),
                      rep.checks.end());
   }
   rep.verdict = overall_verdict(rep.checks);
   judge_against(planned.expected, rep);
   return rep;
-}
-
-std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
-  const WorkloadOptions& w = c.workload;
-  const WorkloadOptions d;
-  const CellConfig dc;
-  std::vector<std::string> args{"run", "--scenario", c.scenario_variant(), "--start", std::string(to_string(c.start)),
-                                "--procs", std::to_string(c.procs), "--steps", std::to_string(w.steps),
-                                "--seed", std::to_string(w.seed)};
-  auto add = [&](const char* flag, const std::string& value) {
-    args.emplace_back(flag);
-    args.push_back(value);
-  };
-  if (repetitions != 1) add("--repetitions", std::to_string(repetitions));
-  if (w.batch != d.batch) add("--batch", std::to_string(w.batch));
-  if (w.lr != d.lr) add("--lr", fmt::format("{}", w.lr));
-  if (w.momentum != d.momentum) add("--momentum", fmt::format("{}", w.momentum));
-  if (w.hidden != d.hidden) add("--hidden", std::to_string(w.hidden));
-  if (w.threads_per_worker != d.threads_per_worker) add("--threads", std::to_string(w.threads_per_worker));
-  if (w.step_delay_us != d.step_delay_us) add("--step-delay-us", std::to_string(w.step_delay_us));
-  if (w.average_every != d.average_every) add("--average-every", std::to_string(w.average_every));
-  if (c.hang_timeout_s != dc.hang_timeout_s) add("--hang-timeout", fmt::format("{}", c.hang_timeout_s));
-  if (c.deadline_s != dc.deadline_s) add("--deadline", fmt::format("{}", c.deadline_s));
-  if (c.fault.active()) add("--fault", c.fault.spec());
-  return args;
-}
-
-std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions) {
-  std::string cmd = binary;
-  for (const std::string& a : repro_args(cell.config, repetitions)) cmd += " " + a;
-  return cmd;
 }
 
 RunOutcome run_matrix(const RunnerOptions& options) {
@@ -223,6 +239,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   run.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
   run.command = options.command;
   run.environment = collect_environment();
+  run.shard = options.shard;
   if (!options.cells.empty()) {
     run.environment["threads_per_worker"] = std::to_string(options.cells.front().config.workload.threads_per_worker);
   }
@@ -232,32 +249,28 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   save();  // evidence from the start: an empty run that says it is running
 
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
-  const auto t0 = std::chrono::steady_clock::now();
   std::size_t done = 0;
-  const std::size_t total = options.cells.size();
+  ProgressLine line(options.cells.size(), options.progress);
+  const ProgressSink sink = [&](const CellProgress& p) { line.tick(p); };
   for (const PlannedCell& planned : options.cells) {
     if (interrupt_requested()) break;
     CellResult cell;
     cell.config = planned.config;
+    cell.kind = planned.kind;
     cell.expected = planned.expected;
     cell.known_bug = planned.known_bug;
-    cell.repro = repro_command(binary, planned, options.repetitions);
+    cell.repro = repro_command(binary, planned.config, options.repetitions);
     for (int i = 0; i < options.repetitions && !interrupt_requested(); ++i) {
-      if (options.progress) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::string what = planned.config.id();
-        if (options.repetitions > 1) what += fmt::format(" rep {}/{}", i + 1, options.repetitions);
-        if (done > 0) what += fmt::format(", about {:.0f} s left", elapsed / done * (total - done));
-        print_progress(done, total, what, elapsed);
-      }
-      cell.repetitions.push_back(
-          run_repetition(planned, i, options.arena_bytes, options.gdb_stacks, options.disabled_checks));
+      std::string what = planned.config.id();
+      if (options.repetitions > 1) what += fmt::format(" rep {}/{}", i + 1, options.repetitions);
+      line.cell(done, what);
+      cell.repetitions.push_back(run_repetition(planned, i, options.progress ? sink : ProgressSink{}));
     }
     run.cells.push_back(std::move(cell));
     ++done;
     save();
   }
-  if (options.progress) std::fprintf(stderr, "\r\033[K");
+  line.clear();
 
   run.finished_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
   bool all_expected = true;

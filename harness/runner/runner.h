@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,15 +16,13 @@
 namespace sharebench {
 
 struct RunnerOptions {
-  std::vector<PlannedCell> cells;
+  std::vector<PlannedCell> cells;  // every option that changes a cell is in its config
   int repetitions = 1;
   std::string out_dir;            // empty: runs_root/<run id>, with runs_root/latest
   std::string runs_root = "runs";
-  std::vector<std::string> command;  // argv, recorded and used for repro lines
-  std::size_t arena_bytes = 256u << 20;
-  bool progress = false;          // a live progress line on stderr
-  bool gdb_stacks = false;        // on a hang, take every stuck process's stacks with gdb
-  std::vector<std::string> disabled_checks;  // detector self-test: drop these checks' results
+  std::vector<std::string> command;  // argv, recorded; its first word is the binary of repro lines
+  bool progress = false;          // a live progress line on stderr (a terminal), moving during a cell
+  ShardInfo shard;                // which part of the matrix `cells` is (run --shard)
 };
 
 struct RunOutcome {
@@ -34,14 +34,18 @@ struct RunOutcome {
 // Throws std::runtime_error when the output cannot be written (before any cell runs).
 RunOutcome run_matrix(const RunnerOptions& options);
 
-// Runs one repetition of one cell; exposed for tests.
-Repetition run_repetition(const PlannedCell& cell, int index, std::size_t arena_bytes, bool gdb_stacks = false,
-                          const std::vector<std::string>& disabled_checks = {});
+// Called about five times a second while a repetition runs, for a progress line.
+struct CellProgress {
+  std::int64_t steps_done = 0;   // over every worker
+  std::int64_t steps_total = 0;  // steps × workers
+  double quiet_s = 0;            // the longest any running worker has gone without progress
+  double hang_timeout_s = 0;
+};
+using ProgressSink = std::function<void(const CellProgress&)>;
 
-// The arguments (after the binary) of a run that re-runs exactly this cell. None needs shell
-// quoting: names, numbers and flags only.
-std::vector<std::string> repro_args(const CellConfig& cell, int repetitions);
-// The command that re-runs exactly this cell.
-std::string repro_command(const std::string& binary, const PlannedCell& cell, int repetitions);
+// Runs one repetition of one cell; exposed for tests.
+Repetition run_repetition(const PlannedCell& cell, int index, const ProgressSink& progress = {});
+
+// The reproduce lines are generated from the stored config: harness/scenario/cell_flags.h.
 
 }  // namespace sharebench

@@ -1,6 +1,9 @@
 // CellConfig: everything one cell repetition runs with — scenario, variant, start method, process
-// count, seed and workload sizes. It is what a spawned or forkserver worker receives (as JSON) and
-// what `repro` replays, so a cell is reproducible from it alone.
+// count, seed, workload sizes and every harness option that can change a verdict (timeouts, the
+// fault, the arena's size, how stacks are taken, checks switched off). It is what a spawned or
+// forkserver worker receives (as JSON), what the results file stores for each cell and what
+// `repro` replays: a cell is reproducible from it alone. The command-line flag of each field is in
+// harness/scenario/cell_flags.h, the one place that reads and writes them.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,9 @@ struct CellConfig {
   double hang_timeout_s = 10;
   double deadline_s = 120;
   FaultPlan fault;  // injected by the runner; none by default
+  std::int64_t arena_mb = 256;               // shared arena capacity, reserved sparsely
+  std::string stacks = "auto";               // on a hang: gdb, proc (/proc only), auto (gdb if installed)
+  std::vector<std::string> disabled_checks;  // detector self-test: these checks' results are dropped
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }
@@ -54,7 +60,12 @@ struct CellConfig {
   // "locked/whole-step@fork:2~kill:1@20".
   std::string id() const;
   std::string to_json() const;
+  // Throws std::invalid_argument (a field of the wrong type or out of its domain) naming the field.
   static CellConfig from_json(std::string_view text);
 };
+
+bool operator==(const WorkloadOptions& a, const WorkloadOptions& b);
+bool operator==(const CellConfig& a, const CellConfig& b);
+inline bool operator!=(const CellConfig& a, const CellConfig& b) { return !(a == b); }
 
 }  // namespace sharebench

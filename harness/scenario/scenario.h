@@ -158,6 +158,8 @@ class ScenarioInfo {
   // The fewest processes a cell needs (a producer and a consumer: 2). Smaller counts in a
   // requested matrix are left out; asking only for them is a usage error.
   ScenarioInfo* MinProcs(int procs) { min_procs_ = procs; return this; }
+  // What the workers produce, which picks the report columns (default: lock-only, operations/s).
+  ScenarioInfo* Kind(ScenarioKind kind) { kind_ = kind; return this; }
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
@@ -166,6 +168,7 @@ class ScenarioInfo {
   bool supports(StartMethod m) const;
   const std::vector<StartMethod>& starts() const { return starts_; }
   int min_procs() const { return min_procs_; }
+  ScenarioKind kind() const { return kind_; }
   std::unique_ptr<Scenario> create(const CellConfig& c) const { return factory_(c); }
 
  private:
@@ -175,6 +178,7 @@ class ScenarioInfo {
   std::vector<VariantInfo> variants_;
   std::vector<StartMethod> starts_ = all_start_methods();
   int min_procs_ = 1;
+  ScenarioKind kind_ = ScenarioKind::kLockOnly;
 };
 
 // The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.

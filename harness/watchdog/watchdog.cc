@@ -3,6 +3,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -40,7 +41,8 @@ std::string describe_exit(const WorkerExit& e) {
 }  // namespace
 
 Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
-                      const std::function<void()>& before_teardown, FaultInjector* faults) {
+                      const std::function<void()>& before_teardown, FaultInjector* faults,
+                      const std::function<void(double quiet_s)>& on_tick) {
   Supervision sup;
   const auto start = Clock::now();
   const auto hang_after = std::chrono::duration<double>(limits.hang_timeout_s);
@@ -86,11 +88,14 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
         if (launching) launch_progress = now;
       }
     }
+    double quiet_s = 0;
     for (int r = 0; r < procs; ++r) {
       if (sup.exits.count(r)) continue;
       const auto since = launching ? launch_progress : last_progress[r];
+      quiet_s = std::max(quiet_s, std::chrono::duration<double>(now - since).count());
       if (now - since > hang_after) stalled.push_back(r);
     }
+    if (on_tick) on_tick(quiet_s);
     if (!stalled.empty()) {
       sup.status = RunStatus::kHang;
       sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}{}", limits.hang_timeout_s,

@@ -40,7 +40,10 @@ struct Supervision {
 // `before_teardown` runs once the stuck workers are frozen (SIGSTOP) and before they are killed:
 // a consistent moment to read lock owners and waiters (a kill itself changes robust mutexes).
 // `faults`, when given, is polled on every round of supervision and injects its fault from there.
+// `on_tick`, when given, is called every round with the longest time any running worker has gone
+// without progress (for a progress line's hang countdown).
 Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
-                      const std::function<void()>& before_teardown = {}, FaultInjector* faults = nullptr);
+                      const std::function<void()>& before_teardown = {}, FaultInjector* faults = nullptr,
+                      const std::function<void(double quiet_s)>& on_tick = {});
 
 }  // namespace sharebench

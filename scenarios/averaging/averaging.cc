@@ -293,6 +293,7 @@ class AveragingScenario : public Scenario {
     const double limit = ref.heldout_loss * (1 + kConvergenceRelTol) + kConvergenceAbsTol;
     ctx.metric("heldout_loss", loss);
     ctx.metric("serial_heldout_loss", ref.heldout_loss);
+    ctx.metric("heldout_loss_limit", limit);
     ctx.check("convergence", std::isfinite(loss) && loss <= limit ? Verdict::kPass : Verdict::kFail, loss,
               fmt::format("held-out loss {:.4f} against {:.4f} for large-batch serial SGD (limit {:.4f})", loss,
                           ref.heldout_loss, limit));
@@ -376,6 +377,7 @@ class AveragingScenario : public Scenario {
 
 SHAREBENCH_SCENARIO(AveragingScenario, "averaging")
     ->Describe("private replicas averaged over shared memory, a manager process, or c10d Gloo")
+    ->Kind(ScenarioKind::kTraining)
     ->Variant("params-shm", "average parameters every --average-every steps")
     ->Variant("grads-shm", "average gradients every step (large-batch SGD)")
     ->Variant("params-pipe", "average parameters through a manager process over Unix sockets")
