@@ -19,6 +19,16 @@ namespace {
 // Exact sizes up to which the U distribution is counted rather than approximated.
 constexpr std::size_t kExactLimit = 30;
 
+// erfc⁻¹ by bisection: only for the large-sample interval, where speed does not matter.
+double inverse_erfc(double p) {
+  double lo = 0, hi = 10;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (std::erfc(mid) > p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 // count[u] = number of arrangements of n1 + n2 distinct values giving U = u for sample 1.
 std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
   // f[i][j][u] by the recurrence f(i,j,u) = f(i-1,j,u-j) + f(i,j-1,u); kept as a rolling table.
@@ -39,7 +49,62 @@ std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
   }
   return f[n1][n2];
 }
+// The rank k (1-based) of the interval's ends among the sorted n1·n2 differences: the largest k
+// with P(U <= k − 1) <= alpha / 2 under the null; 0 when there is none.
+std::size_t interval_rank(std::size_t n1, std::size_t n2, double alpha) {
+  if (n1 <= kExactLimit && n2 <= kExactLimit) {
+    const std::vector<double> counts = u_distribution(n1, n2);
+    double total = 0;
+    for (double c : counts) total += c;
+    double below = 0;
+    std::size_t k = 0;
+    for (std::size_t u = 0; u < counts.size(); ++u) {
+      below += counts[u];
+      if (below / total > alpha / 2) break;
+      k = u + 1;
+    }
+    return k;
+  }
+  // Normal approximation for large samples.
+  const double nm = static_cast<double>(n1 * n2);
+  const double sd = std::sqrt(nm * static_cast<double>(n1 + n2 + 1) / 12);
+  const double z = std::sqrt(2.0) * inverse_erfc(alpha);
+  const double k = std::floor(nm / 2 - z * sd);
+  return k < 1 ? 0 : static_cast<std::size_t>(k);
+}
 }  // namespace
+
+ShiftEstimate hodges_lehmann_shift(const std::vector<double>& a, const std::vector<double>& b, double alpha) {
+  ShiftEstimate out;
+  if (a.empty() || b.empty()) {
+    out.estimate = out.lo = out.hi = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
+  std::vector<double> d;
+  d.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) d.push_back(y - x);
+  }
+  std::sort(d.begin(), d.end());
+  out.estimate = median(d);
+  const std::size_t k = interval_rank(a.size(), b.size(), alpha);
+  if (k == 0) {
+    out.lo = -std::numeric_limits<double>::infinity();
+    out.hi = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  out.bounded = true;
+  out.lo = d[k - 1];
+  out.hi = d[d.size() - k];
+  return out;
+}
+
+std::size_t fewest_repetitions_for_interval(double alpha) {
+  for (std::size_t n = 1; n <= kExactLimit; ++n) {
+    if (interval_rank(n, n, alpha) > 0) return n;
+  }
+  return kExactLimit;
+}
 
 double mann_whitney_u_p_value(const std::vector<double>& a, const std::vector<double>& b) {
   const std::size_t n1 = a.size(), n2 = b.size();

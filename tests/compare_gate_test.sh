@@ -1,33 +1,67 @@
 #!/usr/bin/env bash
-# `sharebench compare` on real runs: the same build compares clean (exit 0); a candidate slowed on
-# purpose fails naming the cell (exit 1); a candidate where a check fails fails (exit 1); foreign
-# and malformed files get one line and exit 2.
+# `sharebench compare` on real runs, at the gate's repetition count and threshold (ci/gate,
+# docs/reports.md):
+#   a run against itself: no change (exit 0);
+#   against a copy slowed by about 20 % (--step-delay-us): regression, naming the cell (exit 1);
+#   at 2 repetitions a side: inconclusive (exit 0; exit 4 with --strict), never a regression;
+#   a candidate whose check fails: a correctness regression (exit 1);
+#   foreign, malformed or unrelated files and a bad threshold: one line, exit 2.
 # usage: compare_gate_test.sh SHAREBENCH OUTDIR
 set -uo pipefail
 bin=$1
 out=$2
 rm -rf "$out" && mkdir -p "$out"
-cell=(--scenario locked/whole-step --start fork --procs 2 --steps 100 --repetitions 5 --format none)
+reps=$(sed -n 's/^gate_repetitions=\([0-9]*\).*/\1/p' "$(dirname "$0")/../ci/gate")
+threshold=$(sed -n 's/^gate_threshold=\([0-9.]*\).*/\1/p' "$(dirname "$0")/../ci/gate")
+[ -n "$reps" ] && [ -n "$threshold" ] || { echo "FAIL: no gate_repetitions or gate_threshold in ci/gate"; exit 1; }
+# Wide layers: a step of about a millisecond, so a sleep's own cost (~0.1 ms here) stays small beside it.
+cell=(--scenario hogwild/lock-free --start fork --procs 2 --steps 1000 --hidden 512 --format none)
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+decision() {  # FILE METRIC: the decision of the first change of that metric in a JSON comparison
+  python3 -c 'import json,sys; print(next(c["decision"] for c in json.load(open(sys.argv[1]))["changes"] if c["metric"]==sys.argv[2]))' "$1" "$2"
+}
 
-"$bin" run "${cell[@]}" --out "$out/base" || fail "base run"
-"$bin" run "${cell[@]}" --out "$out/same" || fail "same run"
-"$bin" run "${cell[@]}" --step-delay-us 20000 --out "$out/slow" || fail "slow run"
-"$bin" run "${cell[@]}" --lr 99 --out "$out/broken"; [ $? -eq 1 ] || fail "a diverging run must exit 1"
+"$bin" run "${cell[@]}" --repetitions "$reps" --out "$out/base" || fail "base run"
+# A copy about 20 % slower. A sleep costs far more than it asks for on a VM (about 0.1-0.2 ms), so
+# the delay is found from two short calibration runs (a 1 µs delay and a quarter of the step
+# time), interpolating the slowdown between them to 20 %.
+median_sps() { python3 -c 'import json,sys,statistics as s
+print(s.median(x["metrics"]["steps_per_s"] for x in json.load(open(sys.argv[1]))["cells"][0]["repetitions"]))' "$1"; }
+base_sps=$(median_sps "$out/base/results.json")
+step_us=$(python3 -c "print(int(2e6/$base_sps))")
+far=$((step_us / 4))
+"$bin" run "${cell[@]}" --repetitions 3 --step-delay-us 1 --out "$out/calibrate-near" || fail "calibration run"
+"$bin" run "${cell[@]}" --repetitions 3 --step-delay-us "$far" --out "$out/calibrate-far" || fail "calibration run"
+delay=$(python3 -c "
+r1=1-$(median_sps "$out/calibrate-near/results.json")/$base_sps; r2=1-$(median_sps "$out/calibrate-far/results.json")/$base_sps
+d = 1 + (0.20-r1)*($far-1)/(r2-r1) if r2 > r1 else $far
+print(max(1, int(d)))")
+echo "base: $reps repetitions, $step_us µs a step; slowed copy: --step-delay-us $delay"
+"$bin" run "${cell[@]}" --repetitions "$reps" --step-delay-us "$delay" --out "$out/slow" || fail "slow run"
+"$bin" run "${cell[@]}" --repetitions 2 --out "$out/base2" || fail "base run, 2 repetitions"
+"$bin" run "${cell[@]}" --repetitions 2 --step-delay-us "$delay" --out "$out/slow2" || fail "slow run, 2 repetitions"
+"$bin" run "${cell[@]}" --repetitions 2 --lr 99 --out "$out/broken"; [ $? -eq 1 ] || fail "a diverging run must exit 1"
 
-# Same build: run-to-run noise on this shared 2-vCPU machine reaches 10-20 %, so the same-build
-# comparison uses a threshold above it; the slowed candidate (20 ms per step) is many times slower.
-"$bin" compare "$out/base/results.json" "$out/same/results.json" --threshold 0.3 >"$out/same.md"
-code=$?; cat "$out/same.md"; [ $code -eq 0 ] || fail "same build: exit $code, want 0"
+"$bin" compare "$out/base/results.json" "$out/base/results.json" --threshold "$threshold" --format json >"$out/self.json"
+code=$?; [ $code -eq 0 ] || fail "against itself: exit $code, want 0"
+[ "$(decision "$out/self.json" steps_per_s)" = "no change" ] || fail "against itself: $(decision "$out/self.json" steps_per_s), want no change"
 
-"$bin" compare "$out/base/results.json" "$out/slow/results.json" >"$out/slow.md"
+"$bin" compare "$out/base/results.json" "$out/slow/results.json" --threshold "$threshold" >"$out/slow.md"
 code=$?; cat "$out/slow.md"; [ $code -eq 1 ] || fail "slowed candidate: exit $code, want 1"
-grep -q 'locked/whole-step@fork:2.*significant slowdown' "$out/slow.md" || fail "the slowed cell is not named"
+echo "measured slowdown: $(python3 -c "print(f'{1-$(median_sps "$out/slow/results.json")/$(median_sps "$out/base/results.json"):.0%}')")"
+grep -q '| `hogwild/lock-free@fork:2` |.*❌ regression' "$out/slow.md" || fail "the slowed cell is not named a regression"
+grep -q "workload.step_delay_us: 0 → $delay (1 cell)" "$out/slow.md" || fail "the option difference is not summarised"
 
-"$bin" compare "$out/base/results.json" "$out/broken/results.json" --format json >"$out/broken.json"
+"$bin" compare "$out/base2/results.json" "$out/slow2/results.json" --format json >"$out/two.json"
+code=$?; [ $code -eq 0 ] || fail "2 repetitions: exit $code, want 0 (inconclusive does not fail)"
+[ "$(decision "$out/two.json" steps_per_s)" = "inconclusive" ] || fail "2 repetitions: $(decision "$out/two.json" steps_per_s), want inconclusive"
+"$bin" compare "$out/base2/results.json" "$out/slow2/results.json" --strict >/dev/null
+code=$?; [ $code -eq 4 ] || fail "2 repetitions with --strict: exit $code, want 4"
+
+"$bin" compare "$out/base2/results.json" "$out/broken/results.json" --format json >"$out/broken.json"
 code=$?; [ $code -eq 1 ] || fail "failing check: exit $code, want 1"
-grep -q '"cell": "locked/whole-step@fork:2"' "$out/broken.json" || fail "the broken cell is not named"
+grep -q '"cell": "hogwild/lock-free@fork:2"' "$out/broken.json" || fail "the broken cell is not named"
 
 echo '{"benchmarks": []}' >"$out/foreign.json"
 echo '{"format": "sharebench-results", "schema_ver' >"$out/malformed.json"
@@ -39,5 +73,13 @@ for f in foreign malformed; do
   "$bin" report "$out/$f.json" --format md >/dev/null 2>&1
   [ $? -eq 2 ] || fail "report of $f file must exit 2"
 done
-cat "$out/foreign.err" "$out/malformed.err"
+"$bin" run --scenario deadlock/same-order --start fork --procs 1 --steps 20 --format none --out "$out/other" >/dev/null
+"$bin" compare "$out/base/results.json" "$out/other/results.json" >/dev/null 2>"$out/unrelated.err"
+code=$?; [ $code -eq 2 ] || fail "files that share no cell: exit $code, want 2"
+for t in nan -1 abc; do
+  "$bin" compare "$out/base/results.json" "$out/slow/results.json" --threshold "$t" >/dev/null 2>&1
+  code=$?; [ $code -eq 2 ] || fail "--threshold $t: exit $code, want 2"
+done
+"$bin" report "$out" --format md >/dev/null 2>&1; [ $? -eq 2 ] || fail "report of a directory must exit 2"
+cat "$out/foreign.err" "$out/malformed.err" "$out/unrelated.err"
 exit $status

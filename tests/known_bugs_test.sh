@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The known-bug catalogue as a self-test: `run --known-bugs` exits 0 (every planted bug caught by
-# the check that must catch it, every clean twin clean), and exits 1 when any one detector is
-# switched off (--disable-check), for each detector of each planted bug.
+# the check that must catch it, every clean twin clean) and its console output names, for every
+# caught bug, the check and its evidence line; it exits 1 when any one detector is switched off
+# (--disable-check), for each detector of each planted bug.
 # usage: known_bugs_test.sh SHAREBENCH OUTDIR
 set -uo pipefail
 bin=$1
@@ -11,10 +12,21 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 quick=(--steps 200 --hang-timeout 3 --format none)
 
-"$bin" run --known-bugs --start fork,spawn,forkserver --procs 1,2 "${quick[@]}" --out "$out/all" \
+"$bin" run --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 3 --out "$out/all" \
   >"$out/all.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { fail "run --known-bugs exited $code, want 0"; "$bin" report "$out/all/results.json" --format console | tail -40; }
+# Every caught bug's evidence is on the console: "bug caught CELL by CHECK: MESSAGE".
+python3 - "$out/all/results.json" "$out/all.log" <<'PY' || fail "the console does not show every caught bug's evidence"
+import json, sys
+run = json.load(open(sys.argv[1])); log = open(sys.argv[2]).read()
+caught = [c for c in run["cells"] if c["outcome"]["kind"] == "bug-caught"]
+missing = [f'{c["id"]} by {e["check"]}' for c in caught for e in c["outcome"]["evidence"]
+           if f'bug caught {c["id"]} by {e["check"]}: {e["message"]}' not in log or not e["message"]]
+print(f"evidence lines: {len(caught)} caught bugs, {len(missing)} without their evidence on the console")
+for m in missing: print("  missing:", m)
+sys.exit(1 if missing or not caught else 0)
+PY
 
 # variant:check pairs: the planted bug and one detector that must catch it.
 for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwild/forked-copy:updates-reached-model \

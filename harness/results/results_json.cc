@@ -6,6 +6,7 @@
 #include "harness/scenario/cell_config_json.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -206,12 +207,16 @@ RunResult results_from_json(const json& j) {
 }
 
 RunResult read_results_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ResultsFormatError(fmt::format("'{}' is a directory; give its results.json", path));
+  }
   std::ifstream in(path);
   if (!in) throw ResultsFormatError(fmt::format("cannot read results file '{}'", path));
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const std::exception& e) {  // a parse error, or the stream failing underneath it
     throw ResultsFormatError(fmt::format("'{}' is not a readable JSON file: {}", path, e.what()));
   }
   return results_from_json(j);
