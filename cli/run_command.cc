@@ -64,7 +64,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   for (const CellFlag& flag : cell_flags()) {
     CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
     if (flag.list) o->delimiter(',');
-    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as usual
   }
   cmd->add_option("--shard", f->shard,
                   "run every N-th cell of the matrix, starting at the K-th (K/N, 1-based); GTEST_SHARD_INDEX and "
