@@ -73,7 +73,7 @@ void BM_BarrierRoundTrip(benchmark::State& state) {
 BENCHMARK(BM_BarrierRoundTrip)->UseRealTime();
 
 void BM_MutexUncontended(benchmark::State& state) {
-  SharedObject<ProcessMutex> mutex(0);
+  SharedObject<ProcessMutex> mutex("bench");
   for (auto _ : state) {
     mutex->lock(0);
     mutex->unlock();
@@ -104,7 +104,7 @@ void BM_PthreadMutexUncontended(benchmark::State& state) {
 BENCHMARK(BM_PthreadMutexUncontended);
 
 struct ContendedMutex {
-  ProcessMutex mutex{0};
+  ProcessMutex mutex{"bench"};
   std::atomic<std::uint32_t> stop{0};
   std::int64_t counter = 0;
 };

@@ -97,6 +97,14 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      bool known = false;
+      for (const CLI::App* sub : app.get_subcommands({})) known |= sub->get_name() == argv[1];
+      if (!known) {
+        return sharebench::cli::usage_error(fmt::format(
+            "unknown command '{}' (run, list, report, compare, merge, repro, soak; see --help)", argv[1]));
+      }
+    }
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
   }
   if (version) {

@@ -24,6 +24,8 @@ namespace sharebench {
 namespace {
 // Stack lines shown per worker on the console; the results file keeps them all.
 constexpr int kMaxStackLines = 40;
+// Lines of a failed worker's stderr shown on the console.
+constexpr int kMaxStderrLines = 12;
 
 std::optional<double> mean_metric(const CellResult& c, const std::string& name) {
   const double v = cell_mean(c, name);
@@ -112,17 +114,22 @@ class Painter {
   bool on_;
 };
 
-void append_stacks(std::string& out, const WorkerRecord& w) {
-  out += fmt::format("    rank {} stacks:\n", w.rank);
+// Up to `max_lines` lines of `text`, indented; the rest is in results.json.
+void append_lines(std::string& out, const std::string& text, int max_lines) {
   std::size_t start = 0;
   int lines = 0;
-  while (start < w.stacks.size() && lines < kMaxStackLines) {
-    const std::size_t end = w.stacks.find('\n', start);
-    out += "      " + w.stacks.substr(start, end - start) + "\n";
-    start = end == std::string::npos ? w.stacks.size() : end + 1;
+  while (start < text.size() && lines < max_lines) {
+    const std::size_t end = text.find('\n', start);
+    out += "      " + text.substr(start, end - start) + "\n";
+    start = end == std::string::npos ? text.size() : end + 1;
     ++lines;
   }
-  if (start < w.stacks.size()) out += "      ... (all of it in results.json)\n";
+  if (start < text.size()) out += "      ... (all of it in results.json)\n";
+}
+
+void append_stacks(std::string& out, const WorkerRecord& w) {
+  out += fmt::format("    rank {} stacks:\n", w.rank);
+  append_lines(out, w.stacks, kMaxStackLines);
 }
 }  // namespace
 
@@ -184,6 +191,10 @@ std::string render_console(const RunResult& run, bool colour) {
         if (!w.stall.empty()) out += fmt::format("    rank {} stuck: {}\n", w.rank, w.stall);
         if (!w.stacks.empty()) append_stacks(out, w);
         if (!w.error.empty()) out += fmt::format("    rank {} said: {}\n", w.rank, w.error);
+        if (!w.stderr_tail.empty()) {
+          out += fmt::format("    rank {} stderr (its end):\n", w.rank);
+          append_lines(out, w.stderr_tail, kMaxStderrLines);
+        }
       }
     }
     out += fmt::format("  reproduce: {}\n", c.repro);

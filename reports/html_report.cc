@@ -394,6 +394,9 @@ std::string render_html(const RunResult& run) {
             page += fmt::format("<details><summary>rank {} stacks</summary><pre>{}</pre></details>\n", w.rank, html(w.stacks));
           }
           if (!w.error.empty()) page += fmt::format("<p>rank {} said:</p><pre>{}</pre>\n", w.rank, html(w.error));
+          if (!w.stderr_tail.empty()) {
+            page += fmt::format("<details><summary>rank {} stderr</summary><pre>{}</pre></details>\n", w.rank, html(w.stderr_tail));
+          }
         }
       }
       page += fmt::format("<p>Reproduce:</p><pre>{}</pre></div>\n", html(c.repro));

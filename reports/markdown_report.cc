@@ -71,6 +71,9 @@ std::string render_markdown(const RunResult& run) {
             md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stacks);
           }
           if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, cell_text(w.error));
+          if (!w.stderr_tail.empty()) {
+            md += fmt::format("\n<details><summary>rank {} stderr</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stderr_tail);
+          }
         }
       }
       md += fmt::format("\nReproduce:\n\n```sh\n{}\n```\n\n", c.repro);

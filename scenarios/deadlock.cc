@@ -8,6 +8,9 @@
 //                         the run never hangs: the inversion must still be reported, from the
 //                         lock-order graph (and, under ThreadSanitizer in thread mode, by TSan's
 //                         lock-order-inversion report).
+// The scenario writes no lock bookkeeping of its own: the harness registers A, B and the rendezvous
+// (lock_registry.h), draws the `lock-order` graph and reads the wait-for graph on a hang
+// (wait_for.h); `deadlock-free` only turns that wait-for report into this scenario's verdict.
 // The rendezvous is a barrier between lock operations: it orders the workers but adds no
 // synchronisation to the locks under test.
 #include <optional>
@@ -15,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/scenario.h"
-#include "harness/sync/lock_graph.h"
 #include "harness/sync/process_barrier.h"
+#include "harness/watchdog/wait_for.h"
 
 namespace sharebench {
 
@@ -24,10 +27,9 @@ namespace {
 constexpr const char* kRegion = "deadlock.state";
 
 struct DeadlockState {
-  explicit DeadlockState(int procs) : rendezvous(static_cast<std::uint32_t>(procs)) {}
-  ProcessMutex a{0};
-  ProcessMutex b{1};
-  LockOrderRecorder order;
+  explicit DeadlockState(int procs) : rendezvous(static_cast<std::uint32_t>(procs), "rendezvous") {}
+  ProcessMutex a{"A"};
+  ProcessMutex b{"B"};
   ProcessBarrier rendezvous;
   std::atomic<std::int64_t> critical_sections{0};
 };
@@ -49,7 +51,6 @@ class DeadlockScenario : public Scenario {
     if (cell_.variant == "lock-order") {
       first.lock(rank);
       s->rendezvous.wait();  // everyone holds its first lock now
-      s->order.record(std::uint64_t{1} << first.id(), second.id());
       second.lock(rank);     // and waits for the other's: deadlock
       second.unlock();
       first.unlock();
@@ -71,23 +72,11 @@ class DeadlockScenario : public Scenario {
   }
 
   void before_teardown(SharedArena& arena) override {
-    auto* s = arena.lookup<DeadlockState>(kRegion);
-    stuck_ = describe_wait_for({{"A", &s->a}, {"B", &s->b}});
+    stuck_ = describe_wait_for(*arena.lookup<HarnessBlock>(HarnessBlock::kRegionName));
   }
 
   void check(CheckContext& ctx) override {
     auto* s = ctx.arena().lookup<DeadlockState>(kRegion);
-    const std::vector<int> cycle = s->order.find_cycle();
-    const char* names[] = {"A", "B"};
-    if (cycle.empty()) {
-      ctx.check("lock-order", Verdict::kPass, 0.0, "every worker took the locks in one global order");
-    } else {
-      std::string path;
-      for (int id : cycle) path += fmt::format("{} → ", names[id]);
-      path += names[cycle.front()];
-      ctx.check("lock-order", Verdict::kFail, static_cast<double>(cycle.size()),
-                fmt::format("lock-order inversion: {} (a deadlock waiting to happen)", path));
-    }
     if (stuck_) {
       ctx.check("deadlock-free", Verdict::kFail, stuck_->cycle ? 1.0 : 0.0, stuck_->text);
     } else {
@@ -99,7 +88,6 @@ class DeadlockScenario : public Scenario {
  private:
   static void nested(DeadlockState& s, ProcessMutex& first, ProcessMutex& second, int rank) {
     ProcessLockGuard g1(first, rank);
-    s.order.record(std::uint64_t{1} << first.id(), second.id());  // the attempt is the edge
     ProcessLockGuard g2(second, rank);
     s.critical_sections.fetch_add(1, std::memory_order_relaxed);
   }

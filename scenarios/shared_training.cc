@@ -64,7 +64,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
   double* canary = arena_view(arena, kCanaryRegion, {kCanaryElements}, torch::kFloat64).data_ptr<double>();
 
   // The bug of kLocalLock: this lock lives in the worker's private memory.
-  ProcessMutex private_lock(1);
+  ProcessMutex private_lock("private-lock");
   ProcessMutex& lock = policy_ == LockPolicy::kLocalLock ? private_lock : state->mutex;
 
   const int rank = ctx.rank();

@@ -73,7 +73,7 @@ class SharedTrainingScenario : public Scenario {
 
  private:
   struct SharedState {
-    ProcessMutex mutex{0};
+    ProcessMutex mutex{"model-lock"};
     std::atomic<std::int32_t> occupancy{0};
     std::uint64_t initial_checksum = 0;  // of the published parameters
     std::atomic<std::int64_t> recovered_by{-1};  // rank that recovered a dead owner's lock

@@ -31,7 +31,7 @@ constexpr std::int64_t kMaxRounds = 200;
 
 struct SnapshotState {
   explicit SnapshotState(int procs) : rendezvous(static_cast<std::uint32_t>(procs)) {}
-  ProcessMutex lock{0};
+  ProcessMutex lock{"snapshot-lock"};
   ProcessBarrier rendezvous;
   std::atomic<std::int32_t> writer_done{0};
   std::atomic<std::int64_t> snapshots{0};

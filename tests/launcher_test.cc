@@ -106,6 +106,39 @@ TEST_P(EveryStartMethod, LeavesNothingBehind) {
   }
 }
 
+// A worker that calls exit() runs no static destructor of the runner's program: the forkserver
+// (whose handle the fork child inherits) keeps serving every later cell.
+TEST(WorkerExit, ExitInsideWorkNeverDisturbsTheForkserverOrLaterCells) {
+  for (StartMethod m : {StartMethod::kFork, StartMethod::kForkserver, StartMethod::kSpawn}) {
+    const Repetition rep = run_repetition(probe("calls-exit", m, 2), 0);
+    EXPECT_EQ(rep.status, RunStatus::kWorkerFailed) << to_string(m);
+    ASSERT_EQ(rep.workers.size(), 2u);
+    EXPECT_NE(rep.workers[1].error.find("rank 1 called exit(0) at step 2"), std::string::npos)
+        << to_string(m) << ": " << rep.workers[1].error;
+    for (StartMethod later : {StartMethod::kForkserver, StartMethod::kFork}) {
+      const Repetition next = run_repetition(probe("ok", later, 2), 0);
+      EXPECT_EQ(next.status, RunStatus::kCompleted) << "after exit() under " << to_string(m) << ", "
+                                                    << to_string(later) << ": " << next.status_message;
+      EXPECT_TRUE(next.as_expected) << next.expectation_message;
+    }
+  }
+}
+
+// A worker that dies by std::terminate: the reason it printed reaches the results, and the death
+// names its step.
+TEST_P(EveryStartMethod, AWorkerDeathCarriesItsStderrAndStep) {
+  if (GetParam() == StartMethod::kThread) GTEST_SKIP() << "threads share their host's stderr and its death";
+  const Repetition rep = run_repetition(probe("terminates", GetParam(), 2), 0);
+  EXPECT_EQ(rep.status, RunStatus::kWorkerFailed);
+  EXPECT_NE(rep.status_message.find("rank 1: signal 6 (Aborted) at step 3"), std::string::npos) << rep.status_message;
+  ASSERT_EQ(rep.workers.size(), 2u);
+  EXPECT_NE(rep.workers[1].stderr_tail.find("terminate called after throwing"), std::string::npos)
+      << rep.workers[1].stderr_tail;
+  EXPECT_NE(rep.workers[1].error.find("planted: a worker that dies by std::terminate"), std::string::npos)
+      << rep.workers[1].error;
+  EXPECT_TRUE(rep.workers[0].stderr_tail.empty()) << rep.workers[0].stderr_tail;
+}
+
 TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
   const Repetition fd = run_repetition(probe("leak-fd", StartMethod::kFork, 1), 0);
   EXPECT_EQ(no_leaks(fd).verdict, Verdict::kFail);

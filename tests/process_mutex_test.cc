@@ -11,7 +11,7 @@ namespace sharebench {
 namespace {
 
 struct Shared {
-  ProcessMutex mutex{7};
+  ProcessMutex mutex{"test"};
   volatile std::int64_t counter = 0;  // deliberately not atomic: only the mutex protects it
 };
 

@@ -95,8 +95,15 @@ inline RunResult report_fixture() {
     r.status_message = "no progress for 10.0 s from rank(s) 1";
     r.checks = {{"liveness", Verdict::kFail, 1.0, "hang: no progress for 10.0 s from rank(s) 1"},
                 {"convergence", Verdict::kUnknown, std::nullopt, "training did not complete"}};
-    r.workers = {WorkerRecord{1, 77, false, 0, 9, 12, 0.01, "", "running at step 12; tid 77 state S wchan futex_wait",
-                              "#0 futex_wait\n#1 ProcessMutex::lock"}};
+    WorkerRecord stuck;
+    stuck.rank = 1;
+    stuck.pid = 77;
+    stuck.signal = 9;
+    stuck.steps = 12;
+    stuck.launch_s = 0.01;
+    stuck.stall = "running at step 12; tid 77 state S wchan futex_wait";
+    stuck.stacks = "#0 futex_wait\n#1 ProcessMutex::lock";
+    r.workers = {stuck};
     r.metrics = {{"launch_s_max", 0.03}};
     finish(c, r);
     run.cells.push_back(c);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <exception>
+#include <stdexcept>
 #include <chrono>
 #include <thread>
 
@@ -35,6 +37,17 @@ class ProbeScenario : public Scenario {
     ctx.wait_for_start();
     const std::string& v = cell_.variant;
     if (v == "exit-code") ::_exit(ctx.rank() + 3);
+    if (v == "terminates" && ctx.rank() == 1) {
+      ctx.beat(3);
+      std::set_terminate(nullptr);  // the default handler: prints the reason to stderr, then abort()
+      // An exception that leaves a noexcept function: std::terminate, as a throwing destructor would.
+      void (*volatile thrower)() = [] { throw std::runtime_error("planted: a worker that dies by std::terminate"); };
+      [thrower]() noexcept { thrower(); }();
+    }
+    if (v == "calls-exit" && ctx.rank() == 1) {
+      ctx.beat(2);
+      std::exit(0);  // a user's worker that ends the process itself: static destructors must not run
+    }
     if (v == "signal" && ctx.rank() == 1) ::raise(SIGKILL);
     if (v == "hang" && ctx.rank() == 0) {
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -58,6 +71,8 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Describe("test-only launcher and watchdog probe")
     ->Variant("ok", "all good")
     ->Variant("exit-code", "worker r exits r + 3")
+    ->Variant("calls-exit", "rank 1 calls exit(0) in the middle of work()")
+    ->Variant("terminates", "rank 1 dies by std::terminate at step 3")
     ->Variant("signal", "rank 1 dies of SIGKILL")
     ->Variant("hang", "rank 0 stops making progress")
     ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")

@@ -66,6 +66,7 @@ class SharedArena {
   }
 
   int fd() const { return fd_; }
+  const void* base() const { return base_; }  // this process's mapping; offsets within it are the same everywhere
   std::size_t capacity() const { return capacity_; }
   std::size_t used() const;
   bool valid() const { return base_ != nullptr; }

@@ -209,6 +209,7 @@ ForkServer::~ForkServer() { stop(); }
 
 void ForkServer::start() {
   if (running()) return;
+  owner_ = ::getpid();
   char dir_template[] = "/tmp/sharebench-forkserver-XXXXXX";  // mkdtemp makes it 0700
   if (!::mkdtemp(dir_template)) throw errno_error("mkdtemp(/tmp/sharebench-forkserver-*)");
   dir_ = dir_template;
@@ -285,6 +286,12 @@ int ForkServer::request_worker(const std::string& cell_json, int rank, int arena
 }
 
 void ForkServer::stop() {
+  if (owner_ != ::getpid()) {  // an inherited copy: the server and its socket are not ours
+    pid_ = -1;
+    socket_path_.clear();
+    dir_.clear();
+    return;
+  }
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
     int status;

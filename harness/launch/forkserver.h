@@ -32,12 +32,15 @@ class ForkServer {
   int request_worker(const std::string& cell_json, int rank, int arena_fd, pid_t* worker_pid);
 
   // Stops the server, killing any worker it still has; removes the socket and its directory.
+  // Only in the process that started it: in a fork child (a worker that called exit(), which
+  // runs static destructors) it forgets the server and touches nothing.
   void stop();
   ~ForkServer();
 
  private:
   ForkServer() = default;
   pid_t pid_ = -1;
+  pid_t owner_ = -1;  // the process that started the server
   std::string dir_;
   std::string socket_path_;
 };

@@ -1,5 +1,6 @@
 // The worker side of every start method: attach, build the scenario, run it, publish the outcome
 // in the worker's slot. Also the hidden `__worker` mode that spawn execs into.
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +31,42 @@ void write_error(WorkerSlot& slot, std::string text) {
   slot.error[n] = '\0';
 }
 
+// The slot of the worker running on this thread, for the exit handler.
+thread_local WorkerSlot* t_slot = nullptr;
+thread_local int t_rank = -1;
+
+// A worker that calls exit() ends there and then: no static destructor of the program it was
+// forked from (LibTorch's, the runner's forkserver handle, a scenario's globals) runs in it, so it
+// cannot disturb the runner, the forkserver or a later cell. Its slot says what happened.
+void end_worker_at_exit(int status, void* /*unused*/) {
+  if (WorkerSlot* slot = t_slot; slot && slot->phase.load() != static_cast<std::int32_t>(WorkerPhase::kDone) &&
+                                 slot->error[0] == '\0') {
+    write_error(*slot, fmt::format("rank {} called exit({}) at step {}, inside work()", t_rank, status,
+                                   slot->steps.load()));
+  }
+  std::fflush(nullptr);
+  ::_exit(status);
+}
+
+// A worker process's stderr goes to rank-<r>.stderr in the repetition's private directory, so what
+// it printed before dying (std::terminate's reason, an assertion, a sanitizer) reaches the
+// results. Threads share their host's stderr: not redirected.
+void capture_stderr(const HarnessBlock& block, const CellConfig& cell, int rank) {
+  if (cell.start == StartMethod::kThread || block.private_dir[0] == '\0') return;
+  const std::string path = fmt::format("{}/rank-{}.stderr", block.private_dir, rank);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
+  if (fd < 0) return;  // the run goes on uncaptured rather than fail the worker
+  std::fflush(stderr);
+  ::dup2(fd, STDERR_FILENO);
+  ::close(fd);
+}
+
+void install_exit_handler_once() {
+  static bool installed = false;  // per process: a fork child starts with the runner's false
+  if (installed) return;
+  installed = true;
+  ::on_exit(&end_worker_at_exit, nullptr);
+}
 }  // namespace
 
 void set_worker_init_hook(WorkerInitHook hook) { g_init_hook = hook; }
@@ -52,11 +89,19 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     return kWorkerExitSetupFailed;
   }
   WorkerSlot& slot = block->slots[rank];
+  t_slot = &slot;
+  t_rank = rank;
+  install_exit_handler_once();
+  capture_stderr(*block, cell, rank);
   slot.pid.store(::getpid());
   slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
   count_locks_held_in(&slot.locks_held);
+  report_barrier_waits_in(&slot.waiting_barrier);
   struct StopCounting {
-    ~StopCounting() { count_locks_held_in(nullptr); }  // the slot dies with the arena
+    ~StopCounting() {  // the slot dies with the arena
+      count_locks_held_in(nullptr);
+      report_barrier_waits_in(nullptr);
+    }
   } stop_counting;
   try {
     if (g_init_hook) g_init_hook(cell);

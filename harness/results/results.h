@@ -73,7 +73,9 @@ struct WorkerRecord {
   int signal = 0;
   std::int64_t steps = 0;
   double launch_s = 0;  // from the launch call until the worker reached the start barrier
-  std::string error;    // the worker's own last words, if it reported any
+  std::string error;    // the worker's own last words: the exception work() threw, exit() inside
+                        // work(), or else the last lines it printed to stderr before it failed
+  std::string stderr_tail;  // the end of what the worker process printed to stderr (up to 8 KiB)
   std::string stall;    // on a hang: where it was stuck
   std::string stacks;   // on a hang with gdb stacks asked for: every thread's backtrace
 };

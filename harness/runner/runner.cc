@@ -22,10 +22,12 @@
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
 #include "harness/runner/leak_check.h"
+#include "harness/runner/private_dir.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
 #include "harness/scenario/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
+#include "harness/watchdog/wait_for.h"
 #include "harness/watchdog/watchdog.h"
 
 namespace sharebench {
@@ -39,6 +41,25 @@ std::string utc_now(const char* format) {
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
+}
+
+// What a worker process printed to stderr, kept in the results: at most this much, from its end.
+constexpr std::size_t kStderrTailBytes = 8192;
+
+// The last `lines` non-empty lines of a text, joined with " | ".
+std::string last_lines(const std::string& text, int lines) {
+  std::vector<std::string> found;
+  std::size_t end = text.size();
+  while (end > 0 && static_cast<int>(found.size()) < lines) {
+    const std::size_t nl = text.rfind('\n', end - 1);
+    const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
+    std::string line = text.substr(begin, end - begin);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) found.insert(found.begin(), line);
+    if (nl == std::string::npos) break;
+    end = nl;
+  }
+  return fmt::format("{}", fmt::join(found, " | "));
 }
 
 // Harness-level figures and the liveness check, from the slots and the supervision.
@@ -65,6 +86,12 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
       ++launched;
     }
     w.error = s.error;
+    if (block.private_dir[0] != '\0') {
+      w.stderr_tail = read_file_tail(fmt::format("{}/rank-{}.stderr", block.private_dir, r), kStderrTailBytes);
+    }
+    const bool failed = !(w.exited && w.exit_code == 0) ||
+                        s.phase.load() != static_cast<std::int32_t>(WorkerPhase::kDone);
+    if (failed && w.error.empty() && !w.stderr_tail.empty()) w.error = last_lines(w.stderr_tail, 2);
     if (auto st = sup.stalls.find(r); st != sup.stalls.end()) w.stall = st->second;
     if (auto st = sup.stacks.find(r); st != sup.stacks.end()) w.stacks = st->second;
     if (s.started_ns > 0 && s.finished_ns > s.started_ns) run_s = std::max(run_s, (s.finished_ns - s.started_ns) * 1e-9);
@@ -99,6 +126,30 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     rep.checks.push_back(Check{"liveness", Verdict::kFail, static_cast<double>(failed),
                                fmt::format("{}: {}", to_string(rep.status), rep.status_message)});
   }
+}
+
+// The `lock-order` check every cell whose setup() made a ProcessMutex gets (unless the scenario
+// wrote its own): a cycle in the graph of nested acquisitions fails, naming the locks and ranks.
+std::optional<Check> lock_order_check(const LockRegistry& locks, const std::vector<Check>& already) {
+  int mutexes = 0;
+  for (int id = 0; id < locks.count(); ++id) mutexes += locks.entry(id).kind == LockRegistry::Kind::kMutex;
+  if (mutexes == 0) return std::nullopt;
+  if (std::any_of(already.begin(), already.end(), [](const Check& c) { return c.name == "lock-order"; })) {
+    return std::nullopt;
+  }
+  const std::string untracked =
+      locks.untracked() > 0 ? fmt::format(" ({} more locks beyond {} were not tracked)", locks.untracked(), LockRegistry::kMaxLocks)
+                            : "";
+  const std::vector<int> cycle = locks.find_cycle();
+  if (!cycle.empty()) {
+    return Check{"lock-order", Verdict::kFail, static_cast<double>(cycle.size()),
+                 fmt::format("lock-order inversion: {}: a deadlock waiting to happen{}", locks.describe_cycle(cycle),
+                             untracked)};
+  }
+  return Check{"lock-order", Verdict::kPass, 0.0,
+               locks.any_nesting()
+                   ? fmt::format("every nested acquisition of the {} lock(s) followed one global order{}", mutexes, untracked)
+                   : fmt::format("no lock was taken while holding another ({} lock(s)){}", mutexes, untracked)};
 }
 
 bool wants_gdb_stacks(const CellConfig& c) { return c.stacks == "gdb" || (c.stacks == "auto" && gdb_available()); }
@@ -168,12 +219,19 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     }
     SharedArena arena = SharedArena::create(static_cast<std::size_t>(cell.arena_mb) << 20);
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
+    const PrivateDirectory private_dir;  // removed, with the workers' stderr files, when the repetition ends
+    std::snprintf(block->private_dir, sizeof block->private_dir, "%s", private_dir.path().c_str());
     SetupContext setup(cell, arena);
-    scenario->setup(setup);
+    {
+      // Every ProcessMutex and ProcessBarrier setup() lays out registers with the cell's registry.
+      const LockRegistry::RegistrationScope registering(block->locks, arena.base(), arena.capacity());
+      scenario->setup(setup);
+    }
 
     auto launcher = make_launcher(cell.start);
     const std::int64_t launch_ns = monotonic_ns();
     Supervision sup;
+    std::optional<WaitForReport> wait_for;  // read while the workers were frozen, on a hang
     {
       auto group = launcher->launch(cell, arena);
       std::function<void(double)> on_tick;
@@ -188,12 +246,22 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
         };
       }
       sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell)},
-                      [&] { scenario->before_teardown(arena); }, faults ? &*faults : nullptr, on_tick);
+                      [&] {
+                        wait_for = describe_wait_for(*block);
+                        scenario->before_teardown(arena);
+                      },
+                      faults ? &*faults : nullptr, on_tick);
     }  // the group is gone: every worker has been reaped
     rep.status = sup.status;
     rep.status_message = sup.message;
     rep.wall_s = sup.wall_s;
     record_workers(sup, *block, launch_ns, rep);  // may downgrade a completed run: see there
+    if (wait_for && wait_for->any_wait) {
+      rep.status_message += "; " + wait_for->text;
+      for (Check& c : rep.checks) {
+        if (c.name == "liveness") c.message += "; " + wait_for->text;
+      }
+    }
     if (faults) {
       // The verdict names what happened: the liveness message carries the fault, and the fault
       // has its own check.
@@ -212,6 +280,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.checks.push_back(Check{"checker", Verdict::kUnknown, std::nullopt,
                                  fmt::format("the scenario's checker threw: {}", e.what())});
     }
+    if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
   } catch (const std::exception& e) {
     rep.status = RunStatus::kError;
     rep.status_message = e.what();

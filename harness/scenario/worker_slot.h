@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "harness/sync/lock_registry.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/sync/process_mutex.h"
 
@@ -42,6 +43,7 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> tid{0};
   std::atomic<std::int64_t> steps{0};         // units of work completed
   std::atomic<std::int32_t> locks_held{0};    // ProcessMutexes this worker holds (fault injection)
+  std::atomic<std::int32_t> waiting_barrier{-1};  // LockRegistry id of the barrier it waits at, or -1
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()
@@ -54,10 +56,15 @@ struct alignas(64) WorkerSlot {
 
 struct HarnessBlock {
   static constexpr const char* kRegionName = "sharebench.harness";
+  static constexpr int kMaxPath = 256;
   explicit HarnessBlock(int procs) : procs(procs), start_barrier(static_cast<std::uint32_t>(procs)) {}
   int procs;
   ProcessBarrier start_barrier;
+  // The repetition's private directory (0700, made by the runner with mkdtemp, removed after the
+  // checks): each worker process writes its stderr there as rank-<r>.stderr. Empty: no capture.
+  char private_dir[kMaxPath] = {};
   WorkerSlot slots[ProcessMutex::kMaxRanks];
+  LockRegistry locks;  // every ProcessMutex and ProcessBarrier the scenario's setup() made
 };
 
 static_assert(std::is_standard_layout_v<WorkerSlot>);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <string_view>
 
 namespace sharebench {
 
@@ -18,7 +19,9 @@ struct BarrierAborted : std::runtime_error {
 
 class ProcessBarrier {
  public:
-  explicit ProcessBarrier(std::uint32_t parties);
+  // `name` appears in a hang's wait-for report; constructed during setup() the barrier registers
+  // with the cell's LockRegistry, as ProcessMutex does.
+  explicit ProcessBarrier(std::uint32_t parties, std::string_view name = {});
   ProcessBarrier(const ProcessBarrier&) = delete;
   ProcessBarrier& operator=(const ProcessBarrier&) = delete;
 
@@ -28,12 +31,19 @@ class ProcessBarrier {
   bool aborted() const { return aborted_.load(std::memory_order_acquire) != 0; }
   std::uint32_t parties() const { return parties_; }
   std::uint32_t generation() const { return generation_.load(std::memory_order_acquire); }
+  std::uint32_t arrived() const { return arrived_.load(std::memory_order_acquire); }
+  int id() const { return id_; }  // in the cell's LockRegistry; -1 when not registered
 
  private:
   std::uint32_t parties_;
   std::atomic<std::uint32_t> arrived_{0};
   std::atomic<std::uint32_t> generation_{0};
   std::atomic<std::uint32_t> aborted_{0};
+  int id_ = -1;
 };
+
+// Every ProcessBarrier the calling thread waits at from now on is named in *waiting (which only
+// this thread writes) while it waits: the worker's slot, for the wait-for report. nullptr stops it.
+void report_barrier_waits_in(std::atomic<std::int32_t>* waiting);
 
 }  // namespace sharebench

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/sync/lock_registry.h"
 #include "harness/util/clock.h"
 
 namespace sharebench {
@@ -29,6 +30,8 @@ pid_t cached_pid() { return t_pid ? t_pid : (t_pid = ::getpid()); }
 pid_t cached_tid() { return t_tid ? t_tid : (t_tid = static_cast<pid_t>(::syscall(SYS_gettid))); }
 
 thread_local std::atomic<std::int32_t>* t_locks_held = nullptr;
+// The registered locks this thread holds (bit = registry id): the "held" side of lock-order edges.
+thread_local std::uint64_t t_held_ids = 0;
 // Single writer: a plain load and store, not a read-modify-write, keep the uncontended lock cheap.
 void add_held(std::int32_t delta) {
   if (t_locks_held) t_locks_held->store(t_locks_held->load(std::memory_order_relaxed) + delta, std::memory_order_release);
@@ -41,9 +44,15 @@ void check_rank(int rank) {
 }
 }  // namespace
 
-void count_locks_held_in(std::atomic<std::int32_t>* counter) { t_locks_held = counter; }
+void count_locks_held_in(std::atomic<std::int32_t>* counter) {
+  t_locks_held = counter;
+  t_held_ids = 0;  // a new worker starts holding nothing
+}
 
-ProcessMutex::ProcessMutex(int id) : id_(id) {
+ProcessMutex::ProcessMutex(std::string_view name) {
+  LockRegistry* registry = nullptr;
+  id_ = LockRegistry::register_object(this, name, LockRegistry::Kind::kMutex, &registry);
+  if (registry) registry_offset_ = reinterpret_cast<char*>(registry) - reinterpret_cast<char*>(this);
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
   pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -61,6 +70,7 @@ void ProcessMutex::mark_acquired(int rank, bool recovered) {
     pthread_mutex_consistent(&mutex_);
     owner_deaths_.fetch_add(1, std::memory_order_relaxed);
   }
+  if (id_ >= 0) t_held_ids |= std::uint64_t{1} << id_;
   owner_rank_.store(rank, std::memory_order_release);
   owner_pid_.store(cached_pid(), std::memory_order_release);
   owner_tid_.store(cached_tid(), std::memory_order_release);
@@ -86,6 +96,12 @@ LockResult ProcessMutex::lock(int rank) {
   // lock-order edges only from blocking acquisitions, and the waiter bit must be visible while
   // blocked. The cost is two clock reads and two atomic operations per lock.
   LockResult result;
+  if (registry_offset_ != 0) {
+    if (t_held_ids != 0) {  // nested: the attempt itself is the edge (a deadlocked lock() never returns)
+      reinterpret_cast<LockRegistry*>(reinterpret_cast<char*>(this) + registry_offset_)
+          ->record_attempt(t_held_ids, id_, rank);
+    }
+  }
   const std::uint64_t bit = std::uint64_t{1} << rank;
   waiters_.fetch_or(bit, std::memory_order_acq_rel);
   const std::int64_t t0 = monotonic_ns();
@@ -101,6 +117,7 @@ LockResult ProcessMutex::lock(int rank) {
 }
 
 void ProcessMutex::unlock() {
+  if (id_ >= 0) t_held_ids &= ~(std::uint64_t{1} << id_);
   add_held(-1);  // before the release: a count above 0 still means the lock is held
   owner_rank_.store(kNoOwner, std::memory_order_release);
   owner_pid_.store(0, std::memory_order_release);

@@ -5,7 +5,9 @@
 //   - which ranks are waiting for it (a bitmap), the other half of a wait-for graph;
 //   - how often an owner died holding it, and how long lockers waited.
 // Contract: construct it in place in an arena (SharedArena::create<ProcessMutex>) before any
-// worker starts. lock() never fails for a dead owner: it recovers the mutex (EOWNERDEAD →
+// worker starts. Constructed during a cell's setup(), it registers itself, under its name, with the
+// cell's LockRegistry (lock_registry.h): the harness then draws its lock-order graph and names it in
+// a hang's wait-for report without any wiring in the scenario. lock() never fails for a dead owner: it recovers the mutex (EOWNERDEAD →
 // pthread_mutex_consistent) and reports it in the returned LockResult. The data the mutex
 // guarded may be half-updated after an owner death; recovering the lock does not repair it.
 // Ranks are 0..kMaxRanks-1.
@@ -16,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 namespace sharebench {
 
@@ -29,7 +32,8 @@ class ProcessMutex {
   static constexpr int kMaxRanks = 64;  // the waiter bitmap is one 64-bit word
   static constexpr int kNoOwner = -1;
 
-  explicit ProcessMutex(int id = 0);
+  // `name` appears in lock-order and wait-for reports ("mutex#<id>" when empty).
+  explicit ProcessMutex(std::string_view name = {});
   ~ProcessMutex();
   ProcessMutex(const ProcessMutex&) = delete;
   ProcessMutex& operator=(const ProcessMutex&) = delete;
@@ -41,7 +45,7 @@ class ProcessMutex {
   void unlock();
 
   // Read from outside (the watchdog); values may be stale by the time they are used.
-  int id() const { return id_; }
+  int id() const { return id_; }  // in the cell's LockRegistry; -1 when not registered
   int owner_rank() const { return owner_rank_.load(std::memory_order_acquire); }
   pid_t owner_pid() const { return owner_pid_.load(std::memory_order_acquire); }
   pid_t owner_tid() const { return owner_tid_.load(std::memory_order_acquire); }
@@ -53,7 +57,8 @@ class ProcessMutex {
   void mark_acquired(int rank, bool recovered);
 
   pthread_mutex_t mutex_;
-  int id_;
+  int id_ = -1;
+  std::int64_t registry_offset_ = 0;  // the LockRegistry, relative to this object (0: none)
   std::atomic<int> owner_rank_{kNoOwner};
   std::atomic<pid_t> owner_pid_{0};
   std::atomic<pid_t> owner_tid_{0};

@@ -147,7 +147,7 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
     std::vector<std::string> parts;
     for (int r : failed_ranks) {
       const WorkerSlot& s = block.slots[r];
-      std::string what = fmt::format("rank {}: {}", r, describe_exit(sup.exits[r]));
+      std::string what = fmt::format("rank {}: {} at step {}", r, describe_exit(sup.exits[r]), s.steps.load());
       if (s.error[0] != '\0') what += fmt::format(" ({})", s.error);
       parts.push_back(what);
     }
