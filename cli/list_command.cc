@@ -39,7 +39,10 @@ std::function<int()> add_list_command(CLI::App& app) {
                               {"bug_starts", starts_of(v.bug_starts)}});
         }
         const std::vector<std::string> starts = starts_of(s->starts());
-        out.push_back({{"name", s->name()}, {"description", s->description()}, {"starts", starts}, {"variants", variants}});
+        nlohmann::json opt_outs = nlohmann::json::object();
+        for (const auto& [check, why] : s->opt_outs()) opt_outs[check] = why;
+        out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
+                       {"starts", starts}, {"variants", variants}, {"opted_out", opt_outs}});
       }
       std::puts(out.dump(2).c_str());
       return kExitOk;
@@ -55,6 +58,7 @@ std::function<int()> add_list_command(CLI::App& app) {
                      v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
         }
       }
+      for (const auto& [check, why] : s->opt_outs()) fmt::print("  (no `{}` check: {})\n", check, why);
     }
     return kExitOk;
   };

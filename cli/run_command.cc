@@ -69,8 +69,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--shard", f->shard,
                   "run every N-th cell of the matrix, starting at the K-th (K/N, 1-based); GTEST_SHARD_INDEX and "
                   "GTEST_TOTAL_SHARDS are honoured too; join the shards' results with `sharebench merge`");
-  CLI::Option* out_option =
-      cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
   cmd->add_option("--format", f->formats,
                   "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
                   "directory; none prints nothing")
@@ -79,7 +78,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       ->capture_default_str();
   add_color_option(*cmd, f->color);
 
-  return [f, argc, argv, out_option] {
+  return [f, argc, argv] {
     f->request.scenarios = f->scenarios;
     f->request.starts = f->starts;
     ShardInfo shard;
@@ -94,7 +93,13 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
         for (const std::string& v : given) flag.parse(f->request.base, v);
       }
       if (f->request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
-      if (out_option->count() > 0 && f->out.empty()) throw UsageError("--out must name a directory, got ''");
+      // CLI11 takes an empty value as none at all: look at the words themselves.
+      for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--out=" || (word == "--out" && (i + 1 >= argc || argv[i + 1][0] == '\0'))) {
+          throw UsageError("--out must name a directory, got ''");
+        }
+      }
       shard = parse_shard(f->shard);
       cells = plan_matrix(f->request);
       shard.planned_cells = cells.size();

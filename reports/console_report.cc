@@ -56,6 +56,11 @@ std::function<std::string(const CellResult&)> rate(const char* metric) {
 std::vector<Column> columns_for(ScenarioKind kind) {
   const Column launch{"LAUNCH", 9, [](const CellResult& c) { return ms(mean_metric(c, "launch_s_max")); }};
   const Column lockwait{"LOCKWAIT", 9, [](const CellResult& c) { return percent(mean_metric(c, "lock_wait_frac")); }};
+  // A worker's private memory (peak USS of the largest worker): what each worker really adds.
+  const Column memory{"USS/WORKER", 11, [](const CellResult& c) {
+                        const auto v = mean_metric(c, "worker_uss_mb_peak");
+                        return v ? fmt::format("{:.0f} MiB", *v) : "-";
+                      }};
   switch (kind) {
     case ScenarioKind::kTraining:
       return {{"STEPS/S", 9, rate("steps_per_s")},
@@ -65,19 +70,19 @@ std::vector<Column> columns_for(ScenarioKind kind) {
                  const auto loss = mean_metric(c, "heldout_loss");
                  return loss ? fmt::format("{:.3f} ({})", *loss, fixed(mean_metric(c, "serial_heldout_loss"), 3)) : "-";
                }},
-              lockwait, launch};
+              lockwait, memory, launch};
     case ScenarioKind::kInference:
       return {{"BATCHES/S", 10, rate("steps_per_s")},
               {"SAMPLES/S", 10, rate("samples_per_s")},
               {"P50 US", 8, [](const CellResult& c) { return fixed(mean_metric(c, "latency_p50_us"), 0); }},
               {"P99 US", 8, [](const CellResult& c) { return fixed(mean_metric(c, "latency_p99_us"), 0); }},
-              launch};
+              memory, launch};
     case ScenarioKind::kMessages:
       return {{"MSGS/S", 9, rate("messages_per_s")},
               {"GB/S", 7, [](const CellResult& c) { return fixed(mean_metric(c, "gb_per_s"), 2); }},
-              launch};
+              memory, launch};
     case ScenarioKind::kLockOnly:
-      return {{"OPS/S", 9, rate("steps_per_s")}, lockwait, launch};
+      return {{"OPS/S", 9, rate("steps_per_s")}, lockwait, memory, launch};
   }
   return {launch};
 }

@@ -43,8 +43,8 @@ Spread cell_spread(const CellResult& cell, const std::string& metric);
 
 // Below this many seconds of timed work a rate is mostly start-up jitter: launch, first-touch page
 // faults and the slowest worker's start spread are tens of milliseconds on the 2-core VM
-// (docs/performance.md), so under half a second they are more than 5 % of the figure.
-inline constexpr double kMinTimedRegionS = 0.5;
+// (docs/performance.md), so under 0.2 s they are more than 10 % of the figure.
+inline constexpr double kMinTimedRegionS = 0.2;
 // True when some repetition of the cell timed less than kMinTimedRegionS of work.
 bool timed_region_too_short(const CellResult& cell);
 

@@ -139,6 +139,50 @@ TEST_P(EveryStartMethod, AWorkerDeathCarriesItsStderrAndStep) {
   EXPECT_TRUE(rep.workers[0].stderr_tail.empty()) << rep.workers[0].stderr_tail;
 }
 
+const Check* find_check(const Repetition& rep, const std::string& name) {
+  for (const auto& c : rep.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// Memory that keeps growing is caught; the same work without it is clean; figures are recorded.
+TEST_P(EveryStartMethod, PrivateMemoryThatKeepsGrowingFailsTheMemoryCheck) {
+  if (GetParam() == StartMethod::kThread) GTEST_SKIP() << "threads share one process: no memory per worker";
+  const Repetition grows = run_repetition(probe("grows", GetParam(), 2), 0);
+  const Check* m = find_check(grows, "memory");
+  ASSERT_NE(m, nullptr) << "no memory check";
+  EXPECT_EQ(m->verdict, Verdict::kFail) << m->message;
+  EXPECT_NE(m->message.find("rank 1's private memory"), std::string::npos) << m->message;
+  EXPECT_GT(grows.workers[1].uss_mb_peak, 100);
+  EXPECT_GT(grows.metrics.at("worker_uss_mb_peak"), 100);
+  const Repetition steady = run_repetition(probe("steady", GetParam(), 2), 0);
+  const Check* s = find_check(steady, "memory");
+  ASSERT_NE(s, nullptr) << "no memory check";
+  EXPECT_EQ(s->verdict, Verdict::kPass) << s->message;
+  EXPECT_GT(steady.workers[0].shared_mb_peak, 0);
+}
+
+// A daemon a worker started is found (the runner and the forkserver are subreapers), named with
+// the rank that started it, and killed; its clean twin leaves nothing.
+TEST_P(EveryStartMethod, AProcessAWorkerLeftBehindIsReportedAndKilled) {
+  const Repetition rep = run_repetition(probe("leaves-helper", GetParam(), 2), 0);
+  EXPECT_EQ(no_leaks(rep).verdict, Verdict::kFail);
+  if (GetParam() != StartMethod::kThread) {
+    EXPECT_NE(no_leaks(rep).message.find("started by rank 0"), std::string::npos) << no_leaks(rep).message;
+  }
+  const Repetition after = run_repetition(probe("ok", GetParam(), 2), 0);
+  EXPECT_EQ(no_leaks(after).verdict, Verdict::kPass) << "the helper was not killed: " << no_leaks(after).message;
+}
+
+// A segment a worker names with run_shm_prefix() carries the runner's prefix, so it is found.
+TEST_P(EveryStartMethod, ASegmentAWorkerLeftBehindIsFound) {
+  const Repetition rep = run_repetition(probe("worker-shm", GetParam(), 2), 0);
+  ::shm_unlink(("/" + run_shm_prefix() + "from-a-worker").c_str());
+  EXPECT_EQ(no_leaks(rep).verdict, Verdict::kFail);
+  EXPECT_NE(no_leaks(rep).message.find(run_shm_prefix() + "from-a-worker"), std::string::npos) << no_leaks(rep).message;
+}
+
 TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
   const Repetition fd = run_repetition(probe("leak-fd", StartMethod::kFork, 1), 0);
   EXPECT_EQ(no_leaks(fd).verdict, Verdict::kFail);

@@ -117,10 +117,10 @@ TEST(EveryOutcome, DecidedOnceAndShownAsItselfInEveryWriter) {
 
 TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
   const std::string out = render_console(testing::report_fixture(), false);
-  expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+LAUNCH)",
-                       R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+20 ms)",
-                       R"(messages\nCELL\s+RESULT\s+MSGS/S\s+GB/S\s+LAUNCH)",
-                       R"(locked/local-lock@spawn:2\s+bug caught\s+~4500)", R"(~ timed region under 0\.5 s)",
+  expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+USS/WORKER\s+LAUNCH)",
+                       R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+-\s+20 ms)",
+                       R"(messages\nCELL\s+RESULT\s+MSGS/S\s+GB/S\s+USS/WORKER\s+LAUNCH)",
+                       R"(locked/local-lock@spawn:2\s+bug caught\s+~4500)", R"(~ timed region under 0\.2 s)",
                        R"(bug caught locked/local-lock@spawn:2 by mutual-exclusion: 1900 of 2000 guarded sections overlapped)",
                        R"(UNEXPECTED hogwild/lock-free@forkserver:4: unexpected in 1 of 1 repetition\(s\): liveness, convergence)",
                        R"(rank 1 stuck: running at step 12)", R"(rank 1 stacks:\n\s+#0 futex_wait)",

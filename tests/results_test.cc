@@ -61,7 +61,13 @@ TEST(ResultsJson, RoundTripsAndRejectsForeignFiles) {
   Repetition rep = with_checks({{"a", Verdict::kFail, 2.5, "m"}});
   rep.metrics["steps_per_s"] = 100;
   rep.series.push_back(Series{"loss", 1, {{1, 0.5, 2.0}}});
-  rep.workers.push_back(WorkerRecord{1, 42, true, 0, 0, 10, 0.01, "", ""});
+  WorkerRecord worker;
+  worker.rank = 1;
+  worker.pid = 42;
+  worker.exited = true;
+  worker.steps = 10;
+  worker.launch_s = 0.01;
+  rep.workers.push_back(worker);
   judge_against(cell.expected, rep);
   cell.repetitions.push_back(rep);
   run.cells.push_back(cell);

@@ -4,9 +4,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
+#include <memory>
+#include <vector>
 #include <exception>
 #include <stdexcept>
 #include <chrono>
@@ -44,6 +48,32 @@ class ProbeScenario : public Scenario {
       void (*volatile thrower)() = [] { throw std::runtime_error("planted: a worker that dies by std::terminate"); };
       [thrower]() noexcept { thrower(); }();
     }
+    if (v == "grows" || v == "steady") {  // a second of work, sampled about ten times
+      std::vector<std::unique_ptr<char[]>> kept;
+      for (int i = 1; i <= 40; ++i) {
+        if (v == "grows" && ctx.rank() == 1) {  // 4 MiB more private memory every step, never freed
+          kept.emplace_back(new char[4 << 20]);
+          std::memset(kept.back().get(), i, 4 << 20);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        ctx.beat(i);
+      }
+    }
+    if (v == "leaves-helper" && ctx.rank() == 0) {  // a daemonised grandchild that outlives the worker
+      if (::fork() == 0) {
+        ::setsid();
+        if (::fork() == 0) {
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          ::_exit(0);
+        }
+        ::_exit(0);
+      }
+      ::wait(nullptr);
+    }
+    if (v == "worker-shm" && ctx.rank() == 1) {  // a segment named with the run's prefix, left behind
+      const int fd = ::shm_open(("/" + run_shm_prefix() + "from-a-worker").c_str(), O_CREAT | O_RDWR, 0600);
+      if (fd >= 0) ::close(fd);
+    }
     if (v == "calls-exit" && ctx.rank() == 1) {
       ctx.beat(2);
       std::exit(0);  // a user's worker that ends the process itself: static destructors must not run
@@ -73,6 +103,10 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("exit-code", "worker r exits r + 3")
     ->Variant("calls-exit", "rank 1 calls exit(0) in the middle of work()")
     ->Variant("terminates", "rank 1 dies by std::terminate at step 3")
+    ->Variant("grows", "rank 1 keeps 4 MiB more private memory every step (160 MiB in all)")
+    ->Variant("steady", "the clean twin of grows: the same second of work, no allocation")
+    ->Variant("leaves-helper", "rank 0 starts a daemon (double fork, setsid) that outlives it")
+    ->Variant("worker-shm", "rank 1 creates a /dev/shm segment with the run's prefix and leaves it")
     ->Variant("signal", "rank 1 dies of SIGKILL")
     ->Variant("hang", "rank 0 stops making progress")
     ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "harness/launch/launcher.h"
+#include "harness/runner/leak_check.h"
 
 namespace sharebench {
 
@@ -108,6 +109,7 @@ bool peer_is_runner(int conn, pid_t runner) {
 }
 
 [[noreturn]] void serve(int listen_fd, pid_t runner, const std::string& socket_path, const std::string& dir) {
+  become_subreaper();  // a process a worker started that outlives it comes back here, to be found
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGCHLD);
@@ -210,6 +212,7 @@ ForkServer::~ForkServer() { stop(); }
 void ForkServer::start() {
   if (running()) return;
   owner_ = ::getpid();
+  mark_runner_process();  // the server and every worker it forks know the runner
   char dir_template[] = "/tmp/sharebench-forkserver-XXXXXX";  // mkdtemp makes it 0700
   if (!::mkdtemp(dir_template)) throw errno_error("mkdtemp(/tmp/sharebench-forkserver-*)");
   dir_ = dir_template;

@@ -16,6 +16,7 @@
 #include "harness/util/clock.h"
 
 #include "harness/launch/launcher.h"
+#include "harness/runner/leak_check.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -93,6 +94,7 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   t_rank = rank;
   install_exit_handler_once();
   capture_stderr(*block, cell, rank);
+  if (cell.start != StartMethod::kThread) mark_worker_process(rank);
   slot.pid.store(::getpid());
   slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
   count_locks_held_in(&slot.locks_held);

@@ -78,6 +78,10 @@ struct WorkerRecord {
   std::string stderr_tail;  // the end of what the worker process printed to stderr (up to 8 KiB)
   std::string stall;    // on a hang: where it was stuck
   std::string stacks;   // on a hang with gdb stacks asked for: every thread's backtrace
+  // Memory of the worker's process (MiB, from smaps_rollup; 0 when not sampled: thread mode, or
+  // a worker gone before the first sample). USS is private memory, what the worker really adds.
+  double rss_mb_peak = 0, pss_mb_peak = 0, uss_mb_peak = 0, shared_mb_peak = 0;
+  double uss_mb_start = 0, uss_mb_end = 0;  // when its work began, and at the last sample
 };
 
 struct Repetition {

@@ -2,11 +2,16 @@
 #include "harness/runner/leak_check.h"
 
 #include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -38,7 +43,46 @@ pid_t parent_of(const std::string& pid) {
 }
 }  // namespace
 
-std::string run_shm_prefix() { return fmt::format("sharebench-{}-", ::getpid()); }
+namespace {
+constexpr const char* kRunnerPidVariable = "SHAREBENCH_RUNNER_PID";
+constexpr const char* kWorkerRankVariable = "SHAREBENCH_WORKER_RANK";
+
+// A variable of another process's environment, or "".
+std::string environ_of(pid_t pid, const std::string& name) {
+  std::ifstream in(fmt::format("/proc/{}/environ", pid), std::ios::binary);
+  std::string entry;
+  while (std::getline(in, entry, '\0')) {
+    if (entry.rfind(name + "=", 0) == 0) return entry.substr(name.size() + 1);
+  }
+  return "";
+}
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+}  // namespace
+
+std::string run_shm_prefix() {
+  const char* runner = std::getenv(kRunnerPidVariable);
+  return fmt::format("sharebench-{}-", runner && *runner ? std::atol(runner) : static_cast<long>(::getpid()));
+}
+
+void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+void mark_runner_process() {
+  ::setenv(kRunnerPidVariable, std::to_string(::getpid()).c_str(), 1);
+  become_subreaper();
+}
+
+void mark_worker_process(int rank) {
+  // The variable reaches what the worker execs; the command name ("sharebench-r<rank>", shown by
+  // ps) what it forks without exec, since /proc/PID/environ shows only the environment of an exec.
+  ::setenv(kWorkerRankVariable, std::to_string(rank).c_str(), 1);
+  ::prctl(PR_SET_NAME, fmt::format("sharebench-r{}", rank).c_str());
+}
 
 ResourceSnapshot take_resource_snapshot() {
   ResourceSnapshot s;
@@ -76,12 +120,40 @@ Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& 
   for (pid_t p : after.descendants) {
     if (std::find(before.descendants.begin(), before.descendants.end(), p) == before.descendants.end()) procs.push_back(p);
   }
-  if (!procs.empty()) leaks.push_back(fmt::format("processes left running or unreaped: {}", fmt::join(procs, ", ")));
+  if (!procs.empty()) {
+    std::vector<std::string> named;
+    for (pid_t p : procs) {
+      const std::string comm = first_line(fmt::format("/proc/{}/comm", p));
+      std::string rank = environ_of(p, kWorkerRankVariable);
+      if (rank.empty() && comm.rfind("sharebench-r", 0) == 0) rank = comm.substr(12);
+      named.push_back(fmt::format("{} ({}{})", p, comm.empty() ? "?" : comm,
+                                  rank.empty() ? "" : fmt::format(", started by rank {}", rank)));
+    }
+    leaks.push_back(fmt::format("processes left running or unreaped, now killed: {}", fmt::join(named, ", ")));
+  }
   if (leaks.empty()) {
     return Check{"no-leaks", Verdict::kPass, 0.0, "no file descriptor, /dev/shm entry or process left behind"};
   }
   return Check{"no-leaks", Verdict::kFail, static_cast<double>(fds.size() + shm.size() + procs.size()),
                fmt::format("{}", fmt::join(leaks, "; "))};
+}
+
+void kill_leftover_processes(const ResourceSnapshot& before, const ResourceSnapshot& after) {
+  std::vector<pid_t> left;
+  for (pid_t p : after.descendants) {
+    if (std::find(before.descendants.begin(), before.descendants.end(), p) == before.descendants.end()) left.push_back(p);
+  }
+  // A leftover's own children are adopted by this subreaper when it dies: a few rounds find them.
+  for (int round = 0; round < 5 && !left.empty(); ++round) {
+    for (pid_t p : left) ::kill(p, SIGKILL);
+    for (pid_t p : left) ::waitpid(p, nullptr, 0);  // ours (adopted) are reaped; the forkserver reaps its own
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const ResourceSnapshot now = take_resource_snapshot();
+    left.clear();
+    for (pid_t p : now.descendants) {
+      if (std::find(before.descendants.begin(), before.descendants.end(), p) == before.descendants.end()) left.push_back(p);
+    }
+  }
 }
 
 }  // namespace sharebench

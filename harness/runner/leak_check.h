@@ -17,8 +17,19 @@ namespace sharebench {
 
 // Named shared memory created for a run must be named with this prefix ("sharebench-<runner
 // pid>-"): the leak check counts only such /dev/shm entries, so other programs, and other runs
-// on the same machine, creating their own segments meanwhile are never blamed on this cell.
+// on the same machine, creating their own segments meanwhile are never blamed on this cell. It is
+// the runner's pid in the runner and in every worker, whatever its start method.
 std::string run_shm_prefix();
+
+// Called by the runner (and before the forkserver forks): every process started from here on
+// knows the runner (SHAREBENCH_RUNNER_PID), and the runner becomes a child subreaper, so a process
+// a worker started that outlives it is adopted by the runner and found by the leak check.
+void mark_runner_process();
+// Called in each worker process: it is named sharebench-r<rank> and its descendants carry that name
+// (until they exec) and SHAREBENCH_WORKER_RANK (after), so a leftover process names its rank.
+void mark_worker_process(int rank);
+// Makes the calling process (the forkserver) a child subreaper too.
+void become_subreaper();
 
 struct ResourceSnapshot {
   std::set<int> fds;                 // this process's open descriptors
@@ -28,7 +39,12 @@ struct ResourceSnapshot {
 
 ResourceSnapshot take_resource_snapshot();
 
-// Compares two snapshots; returns the `no-leaks` check.
+// Compares two snapshots; returns the `no-leaks` check. A process left behind is named with its
+// command and the rank that started it.
 Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after);
+
+// Kills (SIGKILL) every process in `after` that was not in `before`, with whatever it started
+// meanwhile, and reaps those that are the runner's: a run never leaves a process behind.
+void kill_leftover_processes(const ResourceSnapshot& before, const ResourceSnapshot& after);
 
 }  // namespace sharebench

@@ -62,6 +62,64 @@ std::string last_lines(const std::string& text, int lines) {
   return fmt::format("{}", fmt::join(found, " | "));
 }
 
+// Each worker's memory figures, the cell's peaks, a USS series per rank.
+void record_memory(const Supervision& sup, Repetition& rep) {
+  double uss = 0, rss = 0, pss = 0, shared = 0;
+  for (WorkerRecord& w : rep.workers) {
+    auto it = sup.memory.find(w.rank);
+    if (it == sup.memory.end() || it->second.samples.empty()) continue;
+    const MemoryTrack& t = it->second;
+    w.rss_mb_peak = t.peak.rss_mb;
+    w.pss_mb_peak = t.peak.pss_mb;
+    w.uss_mb_peak = t.peak.uss_mb;
+    w.shared_mb_peak = t.peak.shared_mb;
+    w.uss_mb_start = t.at_start ? t.at_start->uss_mb : t.samples.front().uss_mb;
+    w.uss_mb_end = t.last.uss_mb;
+    uss = std::max(uss, t.peak.uss_mb);
+    rss = std::max(rss, t.peak.rss_mb);
+    pss = std::max(pss, t.peak.pss_mb);
+    shared = std::max(shared, t.peak.shared_mb);
+    rep.series.push_back(Series{"uss-mb", w.rank, t.uss_series});
+  }
+  if (uss > 0) {
+    rep.metrics["worker_uss_mb_peak"] = uss;
+    rep.metrics["worker_rss_mb_peak"] = rss;
+    rep.metrics["worker_pss_mb_peak"] = pss;
+    rep.metrics["worker_shared_mb_peak"] = shared;
+  }
+}
+
+// The `memory` check: no worker's private memory kept growing past the bound while it worked
+// (memory_probe.h: from a quarter of the way through to the end). Only when some worker was
+// sampled often enough (not under threads: they share one process).
+std::optional<Check> memory_check(const Supervision& sup, const CellConfig& cell) {
+  double worst = 0, from = 0, to = 0;
+  int worst_rank = -1, measured = 0;
+  for (const auto& [rank, t] : sup.memory) {
+    double a = 0, b = 0;
+    const auto growth = t.sustained_growth_mb(&a, &b);
+    if (!growth) continue;
+    ++measured;
+    if (worst_rank < 0 || *growth > worst) {
+      worst = *growth;
+      worst_rank = rank;
+      from = a;
+      to = b;
+    }
+  }
+  if (measured == 0) return std::nullopt;
+  const std::string detail = fmt::format(
+      "rank {}'s private memory (USS) went from {:.1f} MiB a quarter of the way through its work to {:.1f} MiB at the end",
+      worst_rank, from, to);
+  if (worst > cell.max_growth_mb) {
+    return Check{"memory", Verdict::kFail, worst,
+                 fmt::format("{}: it kept growing, {:.1f} MiB, past the bound of {} MiB (--max-growth-mb)", detail, worst,
+                             cell.max_growth_mb)};
+  }
+  return Check{"memory", Verdict::kPass, worst,
+               fmt::format("{} ({} worker(s) sampled; the most any grew, within {} MiB)", detail, measured, cell.max_growth_mb)};
+}
+
 // Harness-level figures and the liveness check, from the slots and the supervision.
 void record_workers(const Supervision& sup, const HarnessBlock& block, std::int64_t launch_ns, Repetition& rep) {
   std::int64_t steps_total = 0;
@@ -98,6 +156,7 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     steps_total += w.steps;
     rep.workers.push_back(std::move(w));
   }
+  record_memory(sup, rep);
   rep.metrics["steps_total"] = static_cast<double>(steps_total);
   if (run_s > 0) {
     rep.metrics["run_s"] = run_s;
@@ -199,6 +258,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   CellConfig cell = planned.config;
   cell.repetition = index;
   const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
+  mark_runner_process();
   const ResourceSnapshot resources_before = take_resource_snapshot();
   try {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
@@ -262,6 +322,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
         if (c.name == "liveness") c.message += "; " + wait_for->text;
       }
     }
+    if (!info->opted_out("memory")) {
+      if (auto memory = memory_check(sup, cell)) rep.checks.push_back(*memory);
+    }
     if (faults) {
       // The verdict names what happened: the liveness message carries the fault, and the fault
       // has its own check.
@@ -280,14 +343,19 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.checks.push_back(Check{"checker", Verdict::kUnknown, std::nullopt,
                                  fmt::format("the scenario's checker threw: {}", e.what())});
     }
-    if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
+    if (!info->opted_out("lock-order")) {
+      if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
+    }
   } catch (const std::exception& e) {
     rep.status = RunStatus::kError;
     rep.status_message = e.what();
     rep.checks.push_back(Check{"setup", Verdict::kUnknown, std::nullopt, e.what()});
   }
-  // The arena, the scenario and every worker are gone by now: whatever remains is a leak.
-  rep.checks.push_back(compare_resources(resources_before, take_resource_snapshot()));
+  // The arena, the scenario and every worker are gone by now: whatever remains is a leak. A process
+  // left behind is reported, then killed: a run never leaves one.
+  const ResourceSnapshot resources_after = take_resource_snapshot();
+  rep.checks.push_back(compare_resources(resources_before, resources_after));
+  kill_leftover_processes(resources_before, resources_after);
   const std::vector<std::string>& disabled = cell.disabled_checks;
   if (!disabled.empty()) {
     rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),

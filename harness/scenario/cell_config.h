@@ -51,6 +51,7 @@ struct CellConfig {
   double deadline_s = 120;
   FaultPlan fault;  // injected by the runner; none by default
   std::int64_t arena_mb = 256;               // shared arena capacity, reserved sparsely
+  double max_growth_mb = 64;                 // the `memory` check: a worker's private memory may grow this much
   std::string stacks = "auto";               // on a hang: gdb, proc (/proc only), auto (gdb if installed)
   std::vector<std::string> disabled_checks;  // detector self-test: these checks' results are dropped
 

@@ -29,6 +29,7 @@ inline void to_json(nlohmann::json& j, const FaultPlan& f) { j = f.spec(); }
 inline void from_json(const nlohmann::json& j, FaultPlan& f) { f = FaultPlan::parse(j.get<std::string>()); }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellConfig, scenario, variant, start, procs, repetition, workload,
-                                                hang_timeout_s, deadline_s, fault, arena_mb, stacks, disabled_checks)
+                                                hang_timeout_s, deadline_s, fault, arena_mb, max_growth_mb, stacks,
+                                                disabled_checks)
 
 }  // namespace sharebench

@@ -116,6 +116,10 @@ std::vector<CellFlag> make_flags() {
   }
   flags.push_back(int_flag("--arena-mb", "shared arena capacity per cell, MiB (reserved sparsely)", 1, kMaxArenaMb,
                            [](CellConfig& c) -> std::int64_t& { return c.arena_mb; }));
+  flags.push_back(double_flag("--max-growth-mb",
+                              "the memory check: how far a worker's private memory (USS) may grow during its work, "
+                              "MiB",
+                              0.0, 1e6, [](CellConfig& c) -> double& { return c.max_growth_mb; }));
   {
     CellFlag f;
     f.flag = "--stacks";

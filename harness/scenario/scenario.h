@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/arena/shared_arena.h"
@@ -160,6 +161,16 @@ class ScenarioInfo {
   ScenarioInfo* MinProcs(int procs) { min_procs_ = procs; return this; }
   // What the workers produce, which picks the report columns (default: lock-only, operations/s).
   ScenarioInfo* Kind(ScenarioKind kind) { kind_ = kind; return this; }
+  // Switches one of the harness's own detectors off for this scenario, saying why (shown by
+  // `list`): ->OptOut("memory", "the producer's buffers grow with the message size by design").
+  ScenarioInfo* OptOut(std::string check, std::string reason) {
+    opt_outs_.emplace_back(std::move(check), std::move(reason));
+    return this;
+  }
+  bool opted_out(std::string_view check) const {
+    return std::any_of(opt_outs_.begin(), opt_outs_.end(), [&](const auto& o) { return o.first == check; });
+  }
+  const std::vector<std::pair<std::string, std::string>>& opt_outs() const { return opt_outs_; }
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
@@ -179,6 +190,7 @@ class ScenarioInfo {
   std::vector<StartMethod> starts_ = all_start_methods();
   int min_procs_ = 1;
   ScenarioKind kind_ = ScenarioKind::kLockOnly;
+  std::vector<std::pair<std::string, std::string>> opt_outs_;  // harness check → why not here
 };
 
 // The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.

@@ -31,7 +31,7 @@ std::string state_of(const std::string& stat_line) {
 }
 }  // namespace
 
-std::string describe_process(pid_t pid) {
+std::string describe_process(pid_t pid, pid_t only_tid) {
   const std::string task_dir = fmt::format("/proc/{}/task", pid);
   DIR* dir = ::opendir(task_dir.c_str());
   if (!dir) return fmt::format("pid {}: gone", pid);
@@ -42,6 +42,7 @@ std::string describe_process(pid_t pid) {
   ::closedir(dir);
   std::ostringstream out;
   for (const std::string& tid : tids) {
+    if (only_tid > 0 && tid != std::to_string(only_tid)) continue;
     const std::string base = task_dir + "/" + tid;
     std::string syscall = read_first_line(base + "/syscall");
     syscall = syscall.substr(0, syscall.find(' '));

@@ -8,8 +8,9 @@
 
 namespace sharebench {
 
-// One line per thread: "tid 123 state S wchan futex_wait_queue syscall 202".
-std::string describe_process(pid_t pid);
+// One line per thread: "tid 123 state S wchan futex_wait_queue syscall 202". With `only_tid`
+// (a rank of the thread start method), that thread alone.
+std::string describe_process(pid_t pid, pid_t only_tid = 0);
 
 // Whether gdb can be run (found on PATH).
 bool gdb_available();

@@ -21,6 +21,9 @@ constexpr auto kPollInterval = std::chrono::milliseconds(20);
 // After a kill, how long to wait for exits before giving up on a process (it is then unkillable:
 // in uninterruptible sleep). Nothing the harness can do beyond that; it is reported.
 constexpr auto kReapGrace = std::chrono::seconds(10);
+// How often each worker's memory is sampled: often enough for a short cell to have a few samples,
+// rarely enough that reading smaps_rollup (tens of µs) costs nothing beside the run.
+constexpr auto kMemoryInterval = std::chrono::milliseconds(100);
 
 std::string phase_name(std::int32_t p) {
   switch (static_cast<WorkerPhase>(p)) {
@@ -52,8 +55,15 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   std::vector<std::int32_t> last_phase(procs, -1);
   std::vector<Clock::time_point> last_progress(procs, start);
   auto launch_progress = start;
+  auto next_memory_sample = start;
   std::vector<int> failed_ranks;
 
+  // A rank whose work is over (its thread returned, or its process is exiting) cannot hang: under
+  // the thread start method its exit is only seen when the whole host ends.
+  auto finished = [&](int r) {
+    const auto phase = static_cast<WorkerPhase>(block.slots[r].phase.load(std::memory_order_acquire));
+    return phase == WorkerPhase::kDone || phase == WorkerPhase::kFailed;
+  };
   auto absorb = [&](const std::vector<WorkerExit>& exits) {
     for (const WorkerExit& e : exits) {
       sup.exits[e.rank] = e;
@@ -90,12 +100,25 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
     }
     double quiet_s = 0;
     for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r)) continue;
+      if (sup.exits.count(r) || finished(r)) continue;
       const auto since = launching ? launch_progress : last_progress[r];
       quiet_s = std::max(quiet_s, std::chrono::duration<double>(now - since).count());
       if (now - since > hang_after) stalled.push_back(r);
     }
     if (on_tick) on_tick(quiet_s);
+    if (now >= next_memory_sample) {
+      next_memory_sample = now + kMemoryInterval;
+      const auto pids = group.pids();
+      const bool threads = pids.size() > 1 && std::all_of(pids.begin(), pids.end(), [&](pid_t p) { return p == pids.front(); });
+      for (int r = 0; r < procs && !threads; ++r) {
+        if (sup.exits.count(r) || static_cast<std::size_t>(r) >= pids.size() || pids[r] <= 0) continue;
+        if (auto m = sample_memory(pids[r])) {
+          const auto phase = static_cast<WorkerPhase>(block.slots[r].phase.load(std::memory_order_acquire));
+          sup.memory[r].add(*m, static_cast<double>(block.slots[r].steps.load(std::memory_order_relaxed)),
+                            std::chrono::duration<double>(now - start).count(), phase == WorkerPhase::kRunning);
+        }
+      }
+    }
     if (!stalled.empty()) {
       sup.status = RunStatus::kHang;
       sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}{}", limits.hang_timeout_s,
@@ -113,11 +136,14 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   if (group.running() > 0) {
     // Record where every worker still alive is before tearing it down.
     const auto pids = group.pids();
+    const bool threads = pids.size() > 1 && std::all_of(pids.begin(), pids.end(), [&](pid_t p) { return p == pids.front(); });
     for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r)) continue;
+      if (sup.exits.count(r) || (threads && finished(r))) continue;
       const WorkerSlot& s = block.slots[r];
+      // Under the thread start method every rank shares the host: describe the rank's own thread.
+      const pid_t tid = threads ? s.tid.load() : 0;
       sup.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
-                                  describe_process(pids.at(static_cast<std::size_t>(r))));
+                                  describe_process(pids.at(static_cast<std::size_t>(r)), tid));
     }
     if (limits.gdb_stacks && sup.status != RunStatus::kInterrupted) {
       std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process

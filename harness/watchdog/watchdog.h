@@ -7,6 +7,7 @@
 //   a deadline  when the cell as a whole runs past its deadline,
 //   an interrupt when SIGINT/SIGTERM reached the runner.
 // In each case it records where every stuck worker was, kills them all and waits for the exits.
+// Every kMemoryInterval it samples each worker process's memory (memory_probe.h).
 // It never returns while a worker of the group still runs.
 #pragma once
 
@@ -17,6 +18,7 @@
 
 #include "harness/faults/fault_injector.h"
 #include "harness/launch/launcher.h"
+#include "harness/watchdog/memory_probe.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"
 
@@ -34,6 +36,7 @@ struct Supervision {
   std::map<int, WorkerExit> exits;      // by rank
   std::map<int, std::string> stalls;    // rank → where it was stuck (hang/deadline only)
   std::map<int, std::string> stacks;    // rank → gdb stacks of its process, when asked for
+  std::map<int, MemoryTrack> memory;    // rank → its process's memory samples (not under threads)
   double wall_s = 0;
 };
 
