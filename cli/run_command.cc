@@ -93,11 +93,21 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
         for (const std::string& v : given) flag.parse(f->request.base, v);
       }
       if (f->request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
-      // CLI11 takes an empty value as none at all: look at the words themselves.
+      // CLI11 takes an empty value as none at all, and drops the empty elements of a list
+      // ("1,,2" is 1,2): look at the words themselves.
       for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
         if (word == "--out=" || (word == "--out" && (i + 1 >= argc || argv[i + 1][0] == '\0'))) {
           throw UsageError("--out must name a directory, got ''");
+        }
+        for (const char* list : {"--procs", "--scenario", "--start", "--format", "--disable-check"}) {
+          std::string value;
+          if (word == list && i + 1 < argc) value = argv[i + 1];
+          else if (word.rfind(std::string(list) + "=", 0) == 0) value = word.substr(std::string(list).size() + 1);
+          else continue;
+          if (value.empty() || value.front() == ',' || value.back() == ',' || value.find(",,") != std::string::npos) {
+            throw UsageError(fmt::format("{} must be a comma-separated list without empty elements, got '{}'", list, value));
+          }
         }
       }
       shard = parse_shard(f->shard);

@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --start teleport", "unknown start method 'teleport'"},
                       BadInput{"run --procs 0", "--procs must be a whole number from 1 to 64, got '0'"},
                       BadInput{"run --procs 65", "--procs must be a whole number from 1 to 64"},
-                      BadInput{"run --procs 1,,2", "--procs must be a whole number from 1 to 64, got ''"},
+                      BadInput{"run --procs 1,,2", "--procs must be a comma-separated list without empty elements, got '1,,2'"},
                       BadInput{"run --seed -1", "--seed must be a whole number from 0"},
                       BadInput{"run --out ''", "--out must name a directory"},
                       BadInput{"run --hang-timeout 30 --deadline 20", "--deadline (20 s) must be at least --hang-timeout"},

@@ -1,6 +1,8 @@
 // The detectors of the locked and hogwild scenarios against their planted bug: a lock each
 // worker holds its own copy of (seed 000) must be caught at 2 processes in every run, under every
 // start method; the correct lock must come out clean; Hogwild must converge.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "harness/runner/runner.h"
@@ -301,9 +303,10 @@ TEST_P(IpcMethods, EveryCpuTransportDeliversIntact) {
     const Repetition rep = run_repetition(cell("ipc", variant, GetParam(), 3, 16), 0);
     EXPECT_EQ(rep.verdict, Verdict::kPass) << variant << ": " << rep.expectation_message;
     EXPECT_EQ(check_named(rep, "message-checksums").value, 0.0) << variant;
-    ASSERT_EQ(rep.series.size(), 1u) << variant;
-    EXPECT_EQ(rep.series[0].name, "handoff-latency");
-    EXPECT_EQ(rep.series[0].points.size(), 8u) << variant;  // 4 KiB .. 64 MiB
+    const auto latency = std::find_if(rep.series.begin(), rep.series.end(),
+                                      [](const Series& s) { return s.name == "handoff-latency"; });
+    ASSERT_NE(latency, rep.series.end()) << variant;
+    EXPECT_EQ(latency->points.size(), 8u) << variant;  // 4 KiB .. 64 MiB
     EXPECT_GT(rep.metrics.at("gb_per_s"), 0) << variant;
   }
 }
