@@ -7,18 +7,13 @@
 #   a candidate whose check fails: a correctness regression (exit 1);
 #   foreign, malformed or unrelated files and a bad threshold: one line, exit 2.
 # usage: compare_gate_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
+source "$(dirname "$0")/test_lib.sh" "$@"
 reps=$(sed -n 's/^gate_repetitions=\([0-9]*\).*/\1/p' "$(dirname "$0")/../ci/gate")
 threshold=$(sed -n 's/^gate_threshold=\([0-9.]*\).*/\1/p' "$(dirname "$0")/../ci/gate")
 [ -n "$reps" ] && [ -n "$threshold" ] || { echo "FAIL: no gate_repetitions or gate_threshold in ci/gate"; exit 1; }
 # Wide layers: a step of over a millisecond, so a sleep's own cost (~0.1 ms here) stays small beside it.
 # One worker: on two cores it leaves one to the machine's own noise, which two workers would share.
 cell=(--scenario hogwild/lock-free --start fork --procs 1 --steps 800 --hidden 512 --format none)
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 decision() {  # FILE METRIC: the decision of the first change of that metric in a JSON comparison
   python3 -c 'import json,sys; print(next(c["decision"] for c in json.load(open(sys.argv[1]))["changes"] if c["metric"]==sys.argv[2]))' "$1" "$2"
 }

@@ -4,12 +4,7 @@
 # both nodes (the spread check spans the whole world), and converge against large-batch serial
 # SGD over both nodes' batches.
 # usage: gloo_torchrun_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 
 # A free base port; the two gloo cells use it and the next one.
 port=$(python3 -c 'import socket

@@ -4,12 +4,7 @@
 # caught bug, the check and its evidence line; it exits 1 when any one detector is switched off
 # (--disable-check), for each detector of each planted bug.
 # usage: known_bugs_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 quick=(--steps 200 --hang-timeout 3 --format none)
 
 "$bin" run --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 3 --out "$out/all" \

@@ -4,12 +4,7 @@
 # exactly the same cell config and fails the same way. A flag `run --help` lists that this test
 # has no sample value for fails the test: a new flag cannot skip the round trip.
 # usage: repro_roundtrip_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 
 # Not cell options: the matrix axes (every reproduce line names them) and run-level output flags.
 not_cell=" --scenario --start --procs --known-bugs --repetitions --shard --out --format --color --help "

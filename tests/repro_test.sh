@@ -2,12 +2,7 @@
 # A failing cell's reproduce command, copied from the Markdown report, reproduces the failure;
 # and `sharebench repro RESULTS CELL` does the same from the results file.
 # usage: repro_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 
 # A learning rate that diverges makes the convergence check fail.
 "$bin" run --scenario locked/whole-step --start fork --procs 2 --steps 200 --lr 99 --format md,none --out "$out/first" 2>/dev/null

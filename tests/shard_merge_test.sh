@@ -3,12 +3,7 @@
 # in the same order; `compare` and `report` accept the merge; shards that are not one matrix are
 # refused; GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS pick the same cells as --shard.
 # usage: shard_merge_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 matrix=(--scenario locked,deadlock/same-order,ipc/cuda --start fork,spawn --procs 1,2 --steps 50 --format none)
 
 "$bin" run "${matrix[@]}" --out "$out/whole" >/dev/null 2>&1 || fail "unsharded run"

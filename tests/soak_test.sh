@@ -5,12 +5,7 @@
 # run may remain: no process carrying its mark, no /dev/shm entry with its prefix (the soak counts
 # both itself; a global look at /dev/shm would see the other tests ctest runs alongside).
 # usage: soak_test.sh SHAREBENCH OUTDIR
-set -uo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 
 "$bin" soak --cells 24 --seed 7 --out "$out/soak" >"$out/soak.log" 2>&1
 code=$?

@@ -1,0 +1,10 @@
+# Sourced by the shell tests that take SHAREBENCH OUTDIR: strict mode, $bin and $out from the
+# arguments, a fresh $out, and fail(), which prints the failure and makes the test exit 1 at the
+# end (`exit $status`) while the remaining checks still run.
+#   source "$(dirname "$0")/test_lib.sh" "$@"
+set -uo pipefail
+bin=$1
+out=$2
+rm -rf "$out" && mkdir -p "$out"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
