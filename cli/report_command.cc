@@ -1,5 +1,7 @@
 // `sharebench report RESULTS --format F[,F...] [--out DIR]`: renders a results file in other
 // formats. Foreign or malformed files get one line and exit 2.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -13,16 +15,19 @@ namespace sharebench::cli {
 
 std::function<int()> add_report_command(CLI::App& app) {
   struct Flags {
-    std::string results, out;
+    std::string results, out, color = "auto";
     std::vector<std::string> formats{"md"};
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("report", "render a results file as md, html, csv, junit, gbench or console");
   cmd->add_option("results", f->results, "a results.json written by sharebench run")->required();
-  cmd->add_option("--format", f->formats, "formats, comma-separated")
+  cmd->add_option("--format", f->formats,
+                  "formats, comma-separated: console and json print to stdout; md, html, csv, junit, gbench are "
+                  "written into the output directory")
       ->delimiter(',')
-      ->check(CLI::IsMember({"console", "md", "html", "csv", "junit", "gbench"}))
+      ->check(CLI::IsMember({"console", "json", "md", "html", "csv", "junit", "gbench"}))
       ->capture_default_str();
+  add_color_option(*cmd, f->color);
   cmd->add_option("--out", f->out, "directory for the files (default: the results file's directory)");
   return [f] {
     const std::optional<RunResult> loaded = load_results_or_report(f->results);
@@ -35,12 +40,13 @@ std::function<int()> add_report_command(CLI::App& app) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     try {
-      for (const std::string& path : write_reports(run, f->formats, dir)) std::printf("wrote %s\n", path.c_str());
+      for (const std::string& path : write_reports(run, f->formats, dir)) std::fprintf(stderr, "wrote %s\n", path.c_str());
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());
     }
     for (const std::string& format : f->formats) {
-      if (format == "console") std::fputs(render_console(run, false).c_str(), stdout);
+      if (format == "console") std::fputs(render_console(run, use_colour(f->color, STDOUT_FILENO)).c_str(), stdout);
+      if (format == "json") std::puts(results_to_json(run).dump(1).c_str());
     }
     return kExitOk;
   };

@@ -177,12 +177,13 @@ json chart_specs(const RunResult& run) {
     }
     // Loss curves at the largest process count: one line per variant, a picker for the start method.
     json by_step = json::array(), by_time = json::array();
-    std::set<std::string> groups;
+    std::set<std::string> groups, with_reference;  // one serial reference line per start method
     for (const CellResult* c : cells) {
       if (c->config.procs != max_procs || c->repetitions.empty()) continue;
       for (const Series& sr : c->repetitions.front().series) {
         const bool reference = sr.name == "serial-loss";
         if (!(sr.name == "loss" && sr.rank == 0) && !reference) continue;
+        if (reference && !with_reference.insert(std::string(to_string(c->config.start))).second) continue;
         json ps = json::array(), pt = json::array();
         for (const auto& p : sr.points) {
           ps.push_back(json{{"x", p.step}, {"y", p.value}});

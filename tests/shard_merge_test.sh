@@ -27,6 +27,9 @@ code=$?
 [ $code -eq 0 ] || fail "compare of the unsharded run against the merge: exit $code"
 grep -q "$n cells paired" "$out/compare.md" || fail "compare did not pair every cell: $(head -3 "$out/compare.md")"
 "$bin" report "$out/merged/results.json" --format md,junit --out "$out/merged" >/dev/null || fail "report of the merge"
+"$bin" report "$out/merged/results.json" --format json 2>/dev/null \
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if j["format"]=="sharebench-results" and j["merged_from"] else 1)' \
+  || fail "report --format json of the merge is not the merged results file"
 
 "$bin" merge "$out/shard1/results.json" "$out/shard2/results.json" --out "$out/partial" 2>"$out/partial.err"
 [ $? -eq 2 ] && grep -q "missing" "$out/partial.err" || fail "a missing shard must be refused (exit 2): $(cat "$out/partial.err")"
