@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include "harness/launch/launcher.h"
 #include "harness/runner/leak_check.h"
+#include "harness/watchdog/memory_probe.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -63,9 +65,10 @@ void capture_stderr(const HarnessBlock& block, const CellConfig& cell, int rank)
 }
 
 void install_exit_handler_once() {
-  static bool installed = false;  // per process: a fork child starts with the runner's false
-  if (installed) return;
-  installed = true;
+  // Per process (a fork child starts with the runner's false); atomic: under the thread start
+  // method every rank's thread gets here at once.
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
   ::on_exit(&end_worker_at_exit, nullptr);
 }
 }  // namespace
@@ -115,6 +118,10 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     slot.last_beat_ns.store(monotonic_ns());
     scenario->work(ctx);
     ctx.finish();
+    // The exact end of the memory check's window: the watchdog's last sample may be older.
+    if (cell.start != StartMethod::kThread) {
+      if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+    }
     slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
     return kWorkerExitOk;
   } catch (const std::exception& e) {

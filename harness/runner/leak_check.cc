@@ -138,6 +138,32 @@ Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& 
                fmt::format("{}", fmt::join(leaks, "; "))};
 }
 
+namespace {
+// How long a process new since the repetition began may take to end by itself before it is a
+// leak: a symbolizer reading its dead parent's pipe ends within milliseconds.
+constexpr auto kLeftoverGrace = std::chrono::milliseconds(500);
+
+std::vector<pid_t> new_processes(const ResourceSnapshot& before, const ResourceSnapshot& after) {
+  std::vector<pid_t> out;
+  for (pid_t p : after.descendants) {
+    if (std::find(before.descendants.begin(), before.descendants.end(), p) == before.descendants.end()) out.push_back(p);
+  }
+  return out;
+}
+}  // namespace
+
+ResourceSnapshot take_settled_snapshot(const ResourceSnapshot& before) {
+  const auto until = std::chrono::steady_clock::now() + kLeftoverGrace;
+  ResourceSnapshot after = take_resource_snapshot();
+  for (std::vector<pid_t> fresh = new_processes(before, after);
+       !fresh.empty() && std::chrono::steady_clock::now() < until; fresh = new_processes(before, after)) {
+    for (pid_t p : fresh) ::waitpid(p, nullptr, WNOHANG);  // an adopted orphan that ended is ours to reap
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    after = take_resource_snapshot();
+  }
+  return after;
+}
+
 void kill_leftover_processes(const ResourceSnapshot& before, const ResourceSnapshot& after) {
   std::vector<pid_t> left;
   for (pid_t p : after.descendants) {

@@ -39,6 +39,11 @@ struct ResourceSnapshot {
 
 ResourceSnapshot take_resource_snapshot();
 
+// A snapshot taken after a repetition, once every process new since `before` has had a short
+// grace (kLeftoverGrace) to end by itself: an orphan that is already exiting (a sanitizer's
+// symbolizer whose parent just died) is reaped, not reported. A daemon that keeps running stays.
+ResourceSnapshot take_settled_snapshot(const ResourceSnapshot& before);
+
 // Compares two snapshots; returns the `no-leaks` check. A process left behind is named with its
 // command and the rank that started it.
 Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after);

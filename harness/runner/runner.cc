@@ -63,7 +63,7 @@ std::string last_lines(const std::string& text, int lines) {
 }
 
 // Each worker's memory figures, the cell's peaks, a USS series per rank.
-void record_memory(const Supervision& sup, Repetition& rep) {
+void record_memory(const Supervision& sup, const HarnessBlock& block, Repetition& rep) {
   double uss = 0, rss = 0, pss = 0, shared = 0;
   for (WorkerRecord& w : rep.workers) {
     auto it = sup.memory.find(w.rank);
@@ -74,8 +74,11 @@ void record_memory(const Supervision& sup, Repetition& rep) {
     w.uss_mb_peak = t.peak.uss_mb;
     w.shared_mb_peak = t.peak.shared_mb;
     w.uss_mb_start = t.at_start ? t.at_start->uss_mb : t.samples.front().uss_mb;
-    w.uss_mb_end = t.last.uss_mb;
-    uss = std::max(uss, t.peak.uss_mb);
+    // The worker's own reading as its work ended, when it took one, is the exact end.
+    const double own_end = static_cast<double>(block.slots[w.rank].uss_kb_at_end.load()) / 1024;
+    w.uss_mb_end = own_end > 0 ? own_end : t.last.uss_mb;
+    w.uss_mb_peak = std::max(w.uss_mb_peak, own_end);
+    uss = std::max(uss, w.uss_mb_peak);
     rss = std::max(rss, t.peak.rss_mb);
     pss = std::max(pss, t.peak.pss_mb);
     shared = std::max(shared, t.peak.shared_mb);
@@ -92,12 +95,13 @@ void record_memory(const Supervision& sup, Repetition& rep) {
 // The `memory` check: no worker's private memory kept growing past the bound while it worked
 // (memory_probe.h: from a quarter of the way through to the end). Only when some worker was
 // sampled often enough (not under threads: they share one process).
-std::optional<Check> memory_check(const Supervision& sup, const CellConfig& cell) {
+std::optional<Check> memory_check(const Supervision& sup, const HarnessBlock& block, const CellConfig& cell) {
   double worst = 0, from = 0, to = 0;
   int worst_rank = -1, measured = 0;
   for (const auto& [rank, t] : sup.memory) {
     double a = 0, b = 0;
-    const auto growth = t.sustained_growth_mb(&a, &b);
+    const double end_mb = static_cast<double>(block.slots[rank].uss_kb_at_end.load()) / 1024;
+    const auto growth = t.sustained_growth_mb(end_mb, &a, &b);
     if (!growth) continue;
     ++measured;
     if (worst_rank < 0 || *growth > worst) {
@@ -156,7 +160,7 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     steps_total += w.steps;
     rep.workers.push_back(std::move(w));
   }
-  record_memory(sup, rep);
+  record_memory(sup, block, rep);
   rep.metrics["steps_total"] = static_cast<double>(steps_total);
   if (run_s > 0) {
     rep.metrics["run_s"] = run_s;
@@ -323,7 +327,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       }
     }
     if (!info->opted_out("memory")) {
-      if (auto memory = memory_check(sup, cell)) rep.checks.push_back(*memory);
+      if (auto memory = memory_check(sup, *block, cell)) rep.checks.push_back(*memory);
     }
     if (faults) {
       // The verdict names what happened: the liveness message carries the fault, and the fault
@@ -353,7 +357,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   }
   // The arena, the scenario and every worker are gone by now: whatever remains is a leak. A process
   // left behind is reported, then killed: a run never leaves one.
-  const ResourceSnapshot resources_after = take_resource_snapshot();
+  const ResourceSnapshot resources_after = take_settled_snapshot(resources_before);
   rep.checks.push_back(compare_resources(resources_before, resources_after));
   kill_leftover_processes(resources_before, resources_after);
   const std::vector<std::string>& disabled = cell.disabled_checks;

@@ -49,12 +49,13 @@ void MemoryTrack::add(const MemorySample& s, double step, double time_s, bool ru
   uss_series.push_back(SeriesPoint{step, time_s, s.uss_mb});
 }
 
-std::optional<double> MemoryTrack::sustained_growth_mb(double* from, double* to) const {
+std::optional<double> MemoryTrack::sustained_growth_mb(double end_mb, double* from, double* to) const {
   if (while_running.size() < 4) return std::nullopt;
   const MemorySample& quarter = while_running[while_running.size() / 4];
+  const double end = end_mb > 0 ? end_mb : last.uss_mb;
   if (from) *from = quarter.uss_mb;
-  if (to) *to = last.uss_mb;
-  return last.uss_mb - quarter.uss_mb;
+  if (to) *to = end;
+  return end - quarter.uss_mb;
 }
 
 }  // namespace sharebench
