@@ -124,6 +124,21 @@ TEST(WorkerExit, ExitInsideWorkNeverDisturbsTheForkserverOrLaterCells) {
   }
 }
 
+// A worker process that finished its work and then hangs on its way out is a hang, caught at the
+// hang timeout (not left to the cell's deadline).
+TEST(WorkerExit, AWorkerProcessThatHangsAfterItsWorkIsAHang) {
+  for (StartMethod m : {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver}) {
+    PlannedCell c = probe("hangs-on-the-way-out", m, 2);
+    c.config.hang_timeout_s = 1;
+    c.config.deadline_s = 30;
+    const Repetition rep = run_repetition(c, 0);
+    EXPECT_EQ(rep.status, RunStatus::kHang) << to_string(m) << ": " << rep.status_message;
+    EXPECT_LT(rep.wall_s, 15) << to_string(m);
+    ASSERT_EQ(rep.workers.size(), 2u);
+    EXPECT_NE(rep.workers[0].stall.find("done, exiting at step 5"), std::string::npos) << rep.workers[0].stall;
+  }
+}
+
 // A worker that dies by std::terminate: the reason it printed reaches the results, and the death
 // names its step.
 TEST_P(EveryStartMethod, AWorkerDeathCarriesItsStderrAndStep) {

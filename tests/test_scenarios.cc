@@ -27,6 +27,11 @@ namespace {
 class ProbeScenario : public Scenario {
  public:
   explicit ProbeScenario(const CellConfig& c) : cell_(c) {}
+  // hangs-on-the-way-out: a worker's scenario object never finishes being destroyed (a destructor
+  // joining a thread that never ends), after its work() returned.
+  ~ProbeScenario() override {
+    while (block_in_destructor_) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   void setup(SetupContext& ctx) override {
     ctx.arena().allocate(kProbeRegion, sizeof(std::int64_t) * ProcessMutex::kMaxRanks);
     // Planted leaks for the leak check: a descriptor and a /dev/shm entry nobody releases.
@@ -84,6 +89,7 @@ class ProbeScenario : public Scenario {
     }
     for (int i = 1; i <= 5; ++i) ctx.beat(i);
     values[ctx.rank()] = (ctx.rank() + 1) * 10;
+    block_in_destructor_ = v == "hangs-on-the-way-out" && ctx.rank() == 0;
   }
   void check(CheckContext& ctx) override {
     auto* values = static_cast<std::int64_t*>(ctx.arena().get(kProbeRegion));
@@ -94,6 +100,7 @@ class ProbeScenario : public Scenario {
 
  private:
   CellConfig cell_;
+  bool block_in_destructor_ = false;
 };
 }  // namespace
 
@@ -102,6 +109,7 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("ok", "all good")
     ->Variant("exit-code", "worker r exits r + 3")
     ->Variant("calls-exit", "rank 1 calls exit(0) in the middle of work()")
+    ->Variant("hangs-on-the-way-out", "rank 0 finishes its work, then its scenario's destructor never returns")
     ->Variant("terminates", "rank 1 dies by std::terminate at step 3")
     ->Variant("grows", "rank 1 keeps 4 MiB more private memory every step (160 MiB in all)")
     ->Variant("steady", "the clean twin of grows: the same second of work, no allocation")

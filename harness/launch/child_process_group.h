@@ -20,6 +20,7 @@ class ChildProcessGroup : public WorkerGroup {
   std::vector<WorkerExit> wait_exits(std::chrono::milliseconds timeout) override;
   void send_all(int sig) override;
   int running() const override;
+  bool ranks_share_a_process() const override;
 
  private:
   struct Child {

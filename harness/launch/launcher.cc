@@ -60,6 +60,10 @@ int ChildProcessGroup::running() const {
   return n;
 }
 
+bool ChildProcessGroup::ranks_share_a_process() const {
+  return std::any_of(children_.begin(), children_.end(), [](const Child& c) { return c.ranks.size() > 1; });
+}
+
 std::vector<WorkerExit> ChildProcessGroup::reap(bool block) {
   std::vector<WorkerExit> out;
   for (Child& c : children_) {

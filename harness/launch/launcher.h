@@ -47,6 +47,9 @@ class WorkerGroup {
   void kill_all() { send_all(SIGKILL); }
   // Ranks not yet reported as exited.
   virtual int running() const = 0;
+  // True when several ranks live in one process (the thread start method): a rank's exit is then
+  // only seen when the whole process ends, and the process's memory is not one rank's.
+  virtual bool ranks_share_a_process() const { return false; }
 };
 
 class Launcher {

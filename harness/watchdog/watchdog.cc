@@ -58,11 +58,13 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   auto next_memory_sample = start;
   std::vector<int> failed_ranks;
 
-  // A rank whose work is over (its thread returned, or its process is exiting) cannot hang: under
-  // the thread start method its exit is only seen when the whole host ends.
+  // Under the thread start method a rank whose thread returned cannot hang, though its exit is only
+  // seen when the whole host ends. A worker process that finished its work and then hangs on its
+  // way out (an exit handler, a static destructor) is still a hang.
+  const bool threads = group.ranks_share_a_process();
   auto finished = [&](int r) {
     const auto phase = static_cast<WorkerPhase>(block.slots[r].phase.load(std::memory_order_acquire));
-    return phase == WorkerPhase::kDone || phase == WorkerPhase::kFailed;
+    return threads && (phase == WorkerPhase::kDone || phase == WorkerPhase::kFailed);
   };
   auto absorb = [&](const std::vector<WorkerExit>& exits) {
     for (const WorkerExit& e : exits) {
@@ -109,7 +111,6 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
     if (now >= next_memory_sample) {
       next_memory_sample = now + kMemoryInterval;
       const auto pids = group.pids();
-      const bool threads = pids.size() > 1 && std::all_of(pids.begin(), pids.end(), [&](pid_t p) { return p == pids.front(); });
       for (int r = 0; r < procs && !threads; ++r) {
         if (sup.exits.count(r) || static_cast<std::size_t>(r) >= pids.size() || pids[r] <= 0) continue;
         if (auto m = sample_memory(pids[r])) {
@@ -136,9 +137,8 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   if (group.running() > 0) {
     // Record where every worker still alive is before tearing it down.
     const auto pids = group.pids();
-    const bool threads = pids.size() > 1 && std::all_of(pids.begin(), pids.end(), [&](pid_t p) { return p == pids.front(); });
     for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r) || (threads && finished(r))) continue;
+      if (sup.exits.count(r) || finished(r)) continue;
       const WorkerSlot& s = block.slots[r];
       // Under the thread start method every rank shares the host: describe the rank's own thread.
       const pid_t tid = threads ? s.tid.load() : 0;
