@@ -19,4 +19,17 @@ cmake --build "$out/build" >"$out/build.log"
   --steps 20000 --out "$out/run" --format console,md
 grep -q 'counter/locked@forkserver:2' "$out/run/report.md"
 grep -q '"name": "count"' "$out/run/results.json"
+# The harness's own detectors reach the out-of-tree scenario with no wiring in it: its named lock
+# is in the lock-order check of every cell, the leak check ran, and each cell has its one outcome.
+python3 - "$out/run/results.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["cells"], "no cells"
+for c in run["cells"]:
+    assert c["outcome"]["kind"] == "ok", (c["id"], c["outcome"])
+    checks = {k["name"]: k for r in c["repetitions"] for k in r["checks"]}
+    assert checks["lock-order"]["verdict"] == "pass" and "1 lock" in checks["lock-order"]["message"], (c["id"], checks.get("lock-order"))
+    assert checks["no-leaks"]["verdict"] == "pass", (c["id"], checks["no-leaks"])
+print(f"out of tree: {len(run['cells'])} cells, each with lock-order, no-leaks and its outcome")
+PY
 echo "installed package: built and ran the out-of-tree scenario"

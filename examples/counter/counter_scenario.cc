@@ -11,7 +11,7 @@
 namespace {
 
 struct SharedCounter {
-  sharebench::ProcessMutex mutex;
+  sharebench::ProcessMutex mutex{"counter-lock"};  // the name the harness's lock reports use
   std::int64_t value = 0;
 };
 
