@@ -66,10 +66,8 @@ MetricChange decide(const std::string& cell, const FigureSpec& f, std::vector<do
   }
   const ShiftEstimate s = hodges_lehmann_shift(b, c, alpha);
   auto to_change = [&](double d) { return f.relative ? std::expm1(d) : d; };
-  std::sort(base.begin(), base.end());
-  std::sort(cand.begin(), cand.end());
-  m.base_median = base.size() % 2 ? base[base.size() / 2] : (base[base.size() / 2 - 1] + base[base.size() / 2]) / 2;
-  m.candidate_median = cand.size() % 2 ? cand[cand.size() / 2] : (cand[cand.size() / 2 - 1] + cand[cand.size() / 2]) / 2;
+  m.base_median = median(base);
+  m.candidate_median = median(cand);
   m.change = to_change(s.estimate);
   m.lo = to_change(s.lo);
   m.hi = to_change(s.hi);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/run_directory.h"
+#include "reports/statistics.h"
 
 namespace sharebench {
 
@@ -72,10 +73,8 @@ Spread cell_spread(const CellResult& cell, const std::string& metric) {
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (v.empty()) return Spread{nan, nan, nan, 0};
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  return Spread{median, v.front(), v.back(), static_cast<int>(n)};
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return Spread{median(v), *lo, *hi, static_cast<int>(v.size())};
 }
 
 bool timed_region_too_short(const CellResult& cell) {

@@ -45,7 +45,7 @@ CellFlag int_flag(std::string flag, std::string help, std::int64_t min, std::int
   f.flag = flag;
   f.help = std::move(help);
   f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_int(flag, t, min, max); };
-  f.format = [field](const CellConfig& c) { return std::to_string(field(const_cast<CellConfig&>(c))); };
+  f.format = [field](CellConfig c) { return std::to_string(field(c)); };  // a copy: the accessor is non-const
   return f;
 }
 
@@ -54,7 +54,7 @@ CellFlag double_flag(std::string flag, std::string help, double min, double max,
   f.flag = flag;
   f.help = std::move(help);
   f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_double(flag, t, min, max); };
-  f.format = [field](const CellConfig& c) { return num(field(const_cast<CellConfig&>(c))); };
+  f.format = [field](CellConfig c) { return num(field(c)); };
   return f;
 }
 
