@@ -1,7 +1,7 @@
 // The cost of instrumentation: one step of the standard workload (batch, forward, backward, SGD
 // update into parameters that live in a shared arena), bare and with everything the harness adds
 // to a step in the locked and hogwild scenarios:
-//   - the guarded section's occupancy counter and 64-double canary (shared_training.h),
+//   - the guarded section's occupancy counter and 64-double canary (harness/checkers/guarded_section.h),
 //   - the heartbeat (WorkerContext::beat: step count, clock, heartbeat counter in the slot),
 //   - a loss-series point every 20 steps (WorkerContext::record_point),
 //   - timing: two clock reads around the section, as ProcessMutex does to measure lock waits.
@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "harness/arena/shared_arena.h"
+#include "harness/checkers/guarded_section.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
 #include "scenarios/shared_training.h"
@@ -33,7 +34,7 @@ struct StepFixture {
     bind_parameters(arena, *model, "model");
     params = model->parameters();
     block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, 1);
-    canary = arena_tensor(arena, "canary", {kCanaryElements}, torch::kFloat64).data_ptr<double>();
+    section = arena.create<SectionMonitor>("section");
   }
   void step(std::int64_t s) {
     const torch::Tensor x = batch_x(data, cell.workload, s);
@@ -48,8 +49,7 @@ struct StepFixture {
   Mlp model{nullptr};
   std::vector<torch::Tensor> params;
   HarnessBlock* block = nullptr;
-  double* canary = nullptr;
-  std::atomic<std::int32_t> occupancy{0};
+  SectionMonitor* section = nullptr;
   double last_loss = 0;
 };
 
@@ -64,12 +64,12 @@ BENCHMARK(BM_StepBare)->Unit(benchmark::kMicrosecond)->MinTime(2.0);
 void BM_StepInstrumented(benchmark::State& state) {
   StepFixture f;
   WorkerContext ctx(f.cell, f.arena, 0);
-  std::int64_t s = 0, overlaps = 0, waited_ns = 0;
+  std::int64_t s = 0, waited_ns = 0;
   double window = 0;
   for (auto _ : state) {
     const std::int64_t t0 = monotonic_ns();
     {
-      GuardedSection section(f.occupancy, f.canary, overlaps);
+      GuardedSection section(*f.section);
       waited_ns += monotonic_ns() - t0;
       f.step(s);
     }
@@ -81,7 +81,7 @@ void BM_StepInstrumented(benchmark::State& state) {
     }
     ctx.beat(s);
   }
-  benchmark::DoNotOptimize(overlaps);
+  benchmark::DoNotOptimize(f.section->overlaps.load());
   benchmark::DoNotOptimize(waited_ns);
 }
 BENCHMARK(BM_StepInstrumented)->Unit(benchmark::kMicrosecond)->MinTime(2.0);

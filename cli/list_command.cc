@@ -36,7 +36,9 @@ std::function<int()> add_list_command(CLI::App& app) {
                               {"must_fail", v.expect.must_fail},
                               {"may_fail", v.expect.may_fail},
                               {"min_procs_for_bug", v.min_procs_for_bug},
-                              {"bug_starts", starts_of(v.bug_starts)}});
+                              {"bug_starts", starts_of(v.bug_starts)},
+                              {"locks_every_step", v.locks_every_step},
+                              {"not_soaked", v.not_soaked}});
         }
         const std::vector<std::string> starts = starts_of(s->starts());
         nlohmann::json opt_outs = nlohmann::json::object();
@@ -57,8 +59,11 @@ std::function<int()> add_list_command(CLI::App& app) {
                      v.min_procs_for_bug,
                      v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
         }
+        if (!v.not_soaked.empty()) fmt::print("      not soaked: {}\n", v.not_soaked);
       }
-      for (const auto& [check, why] : s->opt_outs()) fmt::print("  (no `{}` check: {})\n", check, why);
+      for (const auto& [check, why] : s->opt_outs()) {
+        fmt::print(check == "soak" ? "  (not soaked: {1})\n" : "  (no `{0}` check: {1})\n", check, why);
+      }
     }
     return kExitOk;
   };

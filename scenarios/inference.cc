@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/scenario.h"
+#include "torch_support/parameter_checks.h"
 #include "workload/shared_model.h"
 #include "workload/standard_workload.h"
 
@@ -110,12 +111,7 @@ class InferenceScenario : public Scenario {
     SharedArena& arena = ctx.arena();
     Mlp model(w.input, w.hidden, w.classes);
     bind_parameters(arena, *model, kParams);
-    const std::uint64_t before = arena.lookup<InferenceState>(kState)->checksum;
-    const std::uint64_t after = parameter_checksum(*model);
-    ctx.check("parameters-unchanged", before == after ? Verdict::kPass : Verdict::kFail, before == after ? 0.0 : 1.0,
-              before == after ? "the shared parameters are bit for bit as published"
-                              : fmt::format("the shared parameters changed during a read-only run (checksum {:016x} → {:016x})",
-                                            before, after));
+    check_parameters_unchanged(ctx, *model, arena.lookup<InferenceState>(kState)->checksum);
     if (!ctx.all_completed()) {
       ctx.check("probe-identical", Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;

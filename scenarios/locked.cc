@@ -23,7 +23,9 @@ SHAREBENCH_SCENARIO(LockedScenario, "locked")
     ->Describe("train shared parameters under a process-shared robust mutex")
     ->Kind(ScenarioKind::kTraining)
     ->Variant("whole-step", "the lock is held for forward, backward and update")
+    ->LocksEveryStep()
     ->Variant("update-only", "gradients computed outside the lock; only the update is guarded")
+    ->LocksEveryStep()
     ->KnownBug("local-lock",
                "seed 000's mistake: each worker locks its own copy of the lock, excluding nobody",
                Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}})

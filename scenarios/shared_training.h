@@ -6,13 +6,9 @@
 //   kNone        no lock at all: Hogwild (seed 001)
 //   kLocalLock   the seed 000 mistake: the whole step under a lock each worker holds its own
 //                copy of (a threading.Lock passed to processes), which excludes nobody
-// Detectors, next to what they guard:
-//   - occupancy: an atomic counter incremented on entering the guarded section and decremented
-//     on leaving; a worker that enters and finds it non-zero has proven two workers inside at
-//     once. It catches a non-excluding lock in every run with two workers, lost update or not.
-//   - canary: 64 doubles read at the start of the guarded section and written back +1 at its
-//     end (the same read-modify-write shape as the parameters, spanning the section); total steps
-//     minus the canary is the number of lost updates.
+// Checks, all from the installed checkers (harness/checkers, torch_support/parameter_checks.h):
+//   - mutual-exclusion and lost-updates: a GuardedSection (occupancy, lost-update canary) around
+//     what the lock guards; hogwild records the lost-update rate without judging it.
 //   - updates-reached-model: the shared parameters' checksum moved from the published one.
 //   - convergence: held-out loss against the serial reference of the same total steps.
 //   - owner-death-recovered (owner-death only): a survivor recovered the dead owner's lock.
@@ -21,6 +17,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "harness/checkers/guarded_section.h"
+#include "harness/checkers/value_checks.h"
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_mutex.h"
 
@@ -37,31 +35,8 @@ enum class Planted {
 };
 
 // Convergence tolerance: a run passes when its held-out loss is at most
-// serial × (1 + kConvergenceRelTol) + kConvergenceAbsTol. Measured spread: docs/scenarios.md.
-inline constexpr double kConvergenceRelTol = 0.15;
-inline constexpr double kConvergenceAbsTol = 0.05;
-inline constexpr int kCanaryElements = 64;
-
-// The guarded section's instrumentation: occupancy on entry and exit, canary read and write.
-// The canary is read and written with plain loads and stores (not tensor ops), so a race on it is
-// visible to ThreadSanitizer in thread mode, like the parameter update itself (apply_sgd).
-class GuardedSection {
- public:
-  GuardedSection(std::atomic<std::int32_t>& occupancy, double* canary, std::int64_t& overlaps)
-      : occupancy_(occupancy), canary_(canary) {
-    if (occupancy_.fetch_add(1, std::memory_order_acq_rel) != 0) ++overlaps;
-    for (int i = 0; i < kCanaryElements; ++i) snapshot_[i] = canary_[i];
-  }
-  ~GuardedSection() {
-    for (int i = 0; i < kCanaryElements; ++i) canary_[i] = snapshot_[i] + 1;
-    occupancy_.fetch_sub(1, std::memory_order_acq_rel);
-  }
-
- private:
-  std::atomic<std::int32_t>& occupancy_;
-  double* canary_;
-  double snapshot_[kCanaryElements];
-};
+// serial × (1 + relative) + absolute. Measured spread: docs/scenarios.md.
+inline constexpr ConvergenceTolerance kConvergenceTolerance{0.15, 0.05};
 
 class SharedTrainingScenario : public Scenario {
  public:
@@ -74,7 +49,7 @@ class SharedTrainingScenario : public Scenario {
  private:
   struct SharedState {
     ProcessMutex mutex{"model-lock"};
-    std::atomic<std::int32_t> occupancy{0};
+    SectionMonitor section;  // occupancy and the lost-update canary (harness/checkers)
     std::uint64_t initial_checksum = 0;  // of the published parameters
     std::atomic<std::int64_t> recovered_by{-1};  // rank that recovered a dead owner's lock
     std::atomic<std::int32_t> owner_dying{0};    // owner-death: the victim holds the lock and dies

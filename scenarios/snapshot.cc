@@ -1,7 +1,8 @@
 // Scenario `snapshot` (seed 004; the catalogue's locked/element-lock): one writer keeps
 // replacing a shared array of weights, version after version, while readers copy it to compute
-// with. Version stripes are the detector: round v writes v into every element, so a reader's
-// snapshot must hold a single version; two versions in one snapshot is a torn read.
+// with. Version stripes (harness/checkers/version_stripes.h) are the detector: round v writes v
+// into every element, so a reader's snapshot must hold a single version; two versions in one
+// snapshot is a torn read.
 //   whole-lock     the writer holds the lock for a whole round, a reader for a whole copy: clean
 //   element-lock   (known bug) the lock is taken per element access, as multiprocessing.Array's
 //                  built-in lock is: every access is atomic, the loop is not. A rendezvous makes
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/checkers/version_stripes.h"
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/sync/process_mutex.h"
@@ -34,9 +36,7 @@ struct SnapshotState {
   ProcessMutex lock{"snapshot-lock"};
   ProcessBarrier rendezvous;
   std::atomic<std::int32_t> writer_done{0};
-  std::atomic<std::int64_t> snapshots{0};
-  std::atomic<std::int64_t> torn{0};
-  std::atomic<std::int64_t> worst_spread{0};  // versions between the oldest and newest element seen
+  SnapshotMonitor snapshots;  // version stripes (harness/checkers)
 };
 
 class SnapshotScenario : public Scenario {
@@ -68,7 +68,8 @@ class SnapshotScenario : public Scenario {
     std::vector<float> copy(kElements);
     std::int64_t n = 0;
     bool first = true;
-    while (s->writer_done.load(std::memory_order_acquire) == 0 || first) {
+    // Until the writer is done, or dead: a reader must not outlive a killed writer.
+    while ((s->writer_done.load(std::memory_order_acquire) == 0 && !ctx.peer_failed()) || first) {
       if (per_element_) {
         for (std::int64_t i = 0; i < kElements; ++i) {
           if (force && first && rank == 1 && i == kElements / 2) {
@@ -87,30 +88,18 @@ class SnapshotScenario : public Scenario {
         std::copy(array, array + kElements, copy.begin());
       }
       first = false;
-      const auto [lo, hi] = std::minmax_element(copy.begin(), copy.end());
-      const auto spread = static_cast<std::int64_t>(*hi - *lo);
-      if (spread != 0) s->torn.fetch_add(1);
-      std::int64_t worst = s->worst_spread.load();
-      while (spread > worst && !s->worst_spread.compare_exchange_weak(worst, spread)) {
-      }
-      s->snapshots.fetch_add(1);
+      s->snapshots.observe(copy.data(), copy.size());
       ctx.beat(++n);
     }
   }
 
   void check(CheckContext& ctx) override {
-    auto* s = ctx.arena().lookup<SnapshotState>(kState);
-    const auto torn = s->torn.load(), snapshots = s->snapshots.load();
-    ctx.metric("snapshots", static_cast<double>(snapshots));
-    ctx.metric("torn_snapshots", static_cast<double>(torn));
+    const auto* s = ctx.arena().lookup<SnapshotState>(kState);
     if (cell_.procs < 2) {
       ctx.check("consistent-snapshots", Verdict::kPass, 0.0, "no reader: one process only writes");
       return;
     }
-    ctx.check("consistent-snapshots", torn == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(torn),
-              torn == 0 ? fmt::format("all {} snapshots held a single version", snapshots)
-                        : fmt::format("{} of {} snapshots mixed versions (up to {} apart): torn reads", torn, snapshots,
-                                      s->worst_spread.load()));
+    check_consistent_snapshots(ctx, s->snapshots);
   }
 
  private:
@@ -122,7 +111,7 @@ class SnapshotScenario : public Scenario {
       }
     } else {
       ProcessLockGuard g(s.lock, rank);
-      std::fill(array, array + kElements, version);
+      stamp_version(array, kElements, version);
     }
   }
 

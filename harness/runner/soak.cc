@@ -17,19 +17,20 @@
 
 namespace sharebench {
 
-namespace {
-// Variants whose workers take a ProcessMutex on every step: kill-holding-lock is drawn for these.
-bool takes_a_lock_every_step(const std::string& variant) {
-  return variant == "locked/whole-step" || variant == "locked/update-only" || variant == "deadlock/same-order";
-}
-}  // namespace
-
-const std::vector<std::string>& soak_variants() {
-  static const std::vector<std::string> variants{
-      "locked/whole-step", "locked/update-only",   "hogwild/lock-free",    "inference/read-only",
-      "averaging/params-shm", "averaging/grads-pipe", "ipc/fd-reuse",      "ipc/named-fresh",
-      "deadlock/same-order", "fork/atfork-guarded"};
-  return variants;
+std::vector<SoakCandidate> soak_candidates() {
+  std::vector<SoakCandidate> out;
+  for (const ScenarioInfo* scenario : ScenarioRegistry::instance().all()) {
+    if (scenario->opted_out("soak")) continue;
+    std::vector<StartMethod> starts;
+    for (StartMethod m : {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver}) {
+      if (scenario->supports(m)) starts.push_back(m);
+    }
+    if (starts.empty()) continue;
+    for (const VariantInfo& v : scenario->variants()) {
+      if (!v.known_bug && v.not_soaked.empty()) out.push_back(SoakCandidate{scenario, &v, starts});
+    }
+  }
+  return out;
 }
 
 std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
@@ -38,17 +39,20 @@ std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
   if (!(o.hang_timeout_s >= 0.5 && o.hang_timeout_s <= 600)) throw UsageError("--hang-timeout must be 0.5..600 s");
   std::mt19937_64 random(o.seed);
   auto pick = [&](int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(random)); };
-  const StartMethod starts[] = {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver};
+  const std::vector<SoakCandidate> candidates = soak_candidates();
+  if (candidates.empty()) throw UsageError("soak: no scenario of this binary has a clean variant to soak");
   std::vector<PlannedCell> cells;
   for (int i = 0; i < o.cells; ++i) {
-    const std::string& name = soak_variants()[static_cast<std::size_t>(pick(static_cast<int>(soak_variants().size())))];
     PlannedCell cell;
     CellConfig& c = cell.config;
-    c.scenario = name.substr(0, name.find('/'));
-    c.variant = name.substr(name.find('/') + 1);
-    if (!ScenarioRegistry::instance().find(c.scenario)) throw UsageError("soak: scenario " + c.scenario + " is not built in");
-    c.start = starts[pick(3)];
-    c.procs = 2 + pick(2);
+    // Not asked here whether the cell can run on this machine: unavailable() may touch a device
+    // runtime (CUDA), which must not happen before the forkserver forks. A cell that cannot run is
+    // skipped, and counts as such.
+    const SoakCandidate& k = candidates[static_cast<std::size_t>(pick(static_cast<int>(candidates.size())))];
+    c.scenario = k.scenario->name();
+    c.variant = k.variant->name;
+    c.start = k.starts[static_cast<std::size_t>(pick(static_cast<int>(k.starts.size())))];
+    c.procs = std::max(2, k.scenario->min_procs()) + pick(2);
     c.workload.steps = o.steps;
     c.workload.seed = o.seed + static_cast<std::uint64_t>(i);
     // A pause after every step keeps each cell running long enough (steps × 2 ms) for a fault
@@ -66,7 +70,7 @@ std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
       if (roll < 50) {
         f.kind = FaultKind::kKill;
       } else if (roll < 65) {
-        f.kind = takes_a_lock_every_step(name) ? FaultKind::kKillHoldingLock : FaultKind::kKill;
+        f.kind = k.variant->locks_every_step ? FaultKind::kKillHoldingLock : FaultKind::kKill;
       } else if (roll < 80) {
         f.kind = FaultKind::kStall;
         f.stall_s = o.hang_timeout_s / 4;

@@ -15,6 +15,7 @@
 
 #include "harness/results/results.h"
 #include "harness/runner/matrix.h"
+#include "harness/scenario/scenario.h"
 
 namespace sharebench {
 
@@ -25,8 +26,15 @@ struct SoakOptions {
   double hang_timeout_s = 2;
 };
 
-// The variants a soak draws from: clean ones, runnable with processes on any machine.
-const std::vector<std::string>& soak_variants();
+// One variant a soak may draw, from the registry's traits: every clean variant of every scenario
+// that has not opted out of "soak" and has not said NotSoaked, with the process start methods its
+// scenario supports.
+struct SoakCandidate {
+  const ScenarioInfo* scenario;
+  const VariantInfo* variant;
+  std::vector<StartMethod> starts;  // fork, spawn and forkserver, as far as the scenario supports them
+};
+std::vector<SoakCandidate> soak_candidates();
 // Deterministic in options.seed. Throws UsageError on bad options.
 std::vector<PlannedCell> plan_soak(const SoakOptions& options);
 

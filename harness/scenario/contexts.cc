@@ -42,6 +42,16 @@ void WorkerContext::beat(std::int64_t steps_done) {
   if (cell_.workload.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(cell_.workload.step_delay_us));
 }
 
+bool WorkerContext::peer_failed() const {
+  if (block_->failed_workers.load(std::memory_order_acquire) > 0) return true;
+  for (int r = 0; r < block_->procs; ++r) {  // thread mode: a failed rank's thread says so itself
+    if (r != rank_ && block_->slots[r].phase.load(std::memory_order_acquire) == static_cast<std::int32_t>(WorkerPhase::kFailed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 double WorkerContext::elapsed_s() const {
   return slot_->started_ns == 0 ? 0.0 : (monotonic_ns() - slot_->started_ns) * 1e-9;
 }

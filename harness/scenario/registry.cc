@@ -9,13 +9,22 @@
 namespace sharebench {
 
 ScenarioInfo* ScenarioInfo::Variant(std::string name, std::string description) {
-  variants_.push_back(VariantInfo{std::move(name), std::move(description), false, {}, 2, {}});
+  VariantInfo v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  variants_.push_back(std::move(v));
   return this;
 }
 
 ScenarioInfo* ScenarioInfo::KnownBug(std::string name, std::string description, Expectation expect,
                                      int min_procs) {
-  variants_.push_back(VariantInfo{std::move(name), std::move(description), true, std::move(expect), min_procs, {}});
+  VariantInfo v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  v.known_bug = true;
+  v.expect = std::move(expect);
+  v.min_procs_for_bug = min_procs;
+  variants_.push_back(std::move(v));
   return this;
 }
 
@@ -24,6 +33,20 @@ ScenarioInfo* ScenarioInfo::OnlyUnder(std::initializer_list<StartMethod> methods
     throw std::logic_error("OnlyUnder() follows a KnownBug() of scenario " + name_);
   }
   variants_.back().bug_starts.assign(methods.begin(), methods.end());
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::LocksEveryStep() {
+  if (variants_.empty()) throw std::logic_error("LocksEveryStep() follows a Variant() of scenario " + name_);
+  variants_.back().locks_every_step = true;
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::NotSoaked(std::string reason) {
+  if (variants_.empty() || variants_.back().known_bug) {
+    throw std::logic_error("NotSoaked() follows a Variant() (not a KnownBug) of scenario " + name_);
+  }
+  variants_.back().not_soaked = std::move(reason);
   return this;
 }
 

@@ -59,6 +59,10 @@ class WorkerContext {
   void wait_for_start();
   // Reports progress to the watchdog: call at least once per unit of work (a step, a message).
   void beat(std::int64_t steps_done);
+  // True once another worker of this repetition died or failed. A loop that waits on a peer (a
+  // reader until the writer is done, a consumer until the producer's last message) checks it and
+  // ends, so a dead peer ends the cell at once instead of at its deadline.
+  bool peer_failed() const;
   // Seconds since this worker left the start barrier.
   double elapsed_s() const;
   // A named figure for check(); the last value for a name wins.
@@ -134,6 +138,8 @@ struct VariantInfo {
   Expectation expect;       // applies at procs >= min_procs; below it the variant must be clean
   int min_procs_for_bug = 2;
   std::vector<StartMethod> bug_starts;  // the start methods the bug shows under; empty: all
+  bool locks_every_step = false;        // workers hold a ProcessMutex for much of every step
+  std::string not_soaked;               // why `soak` leaves this clean variant out; empty: it soaks it
   bool bug_shows_under(StartMethod m) const {
     return bug_starts.empty() || std::find(bug_starts.begin(), bug_starts.end(), m) != bug_starts.end();
   }
@@ -154,6 +160,14 @@ class ScenarioInfo {
   // The last known bug shows only under these start methods; under the others it must be clean
   // (a fork hazard: hangs under fork, clean under spawn and forkserver).
   ScenarioInfo* OnlyUnder(std::initializer_list<StartMethod> methods);
+  // The last variant's workers hold a ProcessMutex for a good part of every step (long enough for
+  // the fault injector, polling every few ms, to find them holding it): `soak` may then kill a
+  // worker while it holds the lock (kill-holding-lock), and the lock must be recovered. A lock held
+  // for nanoseconds at a time is never caught held: leave the trait off.
+  ScenarioInfo* LocksEveryStep();
+  // `soak` leaves the last (clean) variant out, saying why (shown by `list`). Without it, `soak`
+  // draws from every clean variant of every scenario that has not opted out of "soak".
+  ScenarioInfo* NotSoaked(std::string reason);
   // Start methods this scenario supports (default: all four).
   ScenarioInfo* Starts(std::initializer_list<StartMethod> methods);
   // The fewest processes a cell needs (a producer and a consumer: 2). Smaller counts in a

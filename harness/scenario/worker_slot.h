@@ -65,6 +65,8 @@ struct HarnessBlock {
   // checks): each worker process writes its stderr there as rank-<r>.stderr. Empty: no capture.
   char private_dir[kMaxPath] = {};
   WorkerSlot slots[ProcessMutex::kMaxRanks];
+  // Workers of this repetition the runner saw die or fail (WorkerContext::peer_failed).
+  std::atomic<std::int32_t> failed_workers{0};
   LockRegistry locks;  // every ProcessMutex and ProcessBarrier the scenario's setup() made
 };
 

@@ -71,6 +71,7 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
       sup.exits[e.rank] = e;
       if (!e.clean()) {
         failed_ranks.push_back(e.rank);
+        block.failed_workers.fetch_add(1, std::memory_order_release);
         block.start_barrier.abort();
       }
     }

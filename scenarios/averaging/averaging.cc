@@ -28,6 +28,8 @@
 #include "harness/scenario/scenario.h"
 #include "scenarios/averaging/gloo_transport.h"
 #include "scenarios/shared_training.h"
+#include "harness/checkers/replica_agreement.h"
+#include "harness/checkers/value_checks.h"
 #include "workload/serial_reference.h"
 #include "workload/shared_model.h"
 #include "workload/standard_workload.h"
@@ -111,13 +113,6 @@ void scatter(Mlp& model, bool grads, const float* flat) {
   }
 }
 
-std::uint64_t checksum(const float* data, std::int64_t n) {
-  std::uint64_t sum = 1469598103934665603ULL;
-  const auto* bits = reinterpret_cast<const std::uint32_t*>(data);
-  for (std::int64_t i = 0; i < n; ++i) sum = (sum ^ bits[i]) * 1099511628211ULL;
-  return sum;
-}
-
 class AveragingScenario : public Scenario {
  public:
   explicit AveragingScenario(const CellConfig& c)
@@ -159,8 +154,7 @@ class AveragingScenario : public Scenario {
       std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", gloo_file_.c_str());
     }
     arena.allocate(kSlots, sizeof(float) * static_cast<std::size_t>(state->floats * cell_.procs));
-    arena.allocate(kChecksums, sizeof(std::uint64_t) * static_cast<std::size_t>(
-                                   std::min(state->rounds, kRecordedRounds) * cell_.procs));
+    ReplicaLog::create(arena, kChecksums, cell_.procs, std::max<std::int64_t>(1, std::min(state->rounds, kRecordedRounds)));
     arena_tensor(arena, "final", {cell_.procs, state->floats});
   }
 
@@ -169,7 +163,7 @@ class AveragingScenario : public Scenario {
     SharedArena& arena = ctx.arena();
     auto* state = arena.lookup<AveragingState>(kState);
     auto* slots = static_cast<float*>(arena.get(kSlots));
-    auto* sums = static_cast<std::uint64_t*>(arena.get(kChecksums));
+    ReplicaLog log = ReplicaLog::attach(arena, kChecksums);
     const Dataset data = bind_dataset(arena, w);
     // A private replica: bind to the initial parameters, then copy them out of the arena.
     Mlp model(w.input, w.hidden, w.classes);
@@ -205,11 +199,11 @@ class AveragingScenario : public Scenario {
       const std::int64_t t = s * procs + rank;
       window += compute_gradients(model, batch_x(data, w, t), batch_y(data, w, t));
       if (grads_) {
-        average(*state, model, /*grads=*/true, slots, ctx.rank(), round++, sums);
+        average(*state, model, /*grads=*/true, slots, ctx.rank(), round++, log);
         if (rank == 0 && s < kExactRounds) gradient_error = std::max(gradient_error, large_batch_error(model, data, s, procs));
       }
       apply_sgd(params, buffers, w.lr, w.momentum);
-      if (!grads_ && (s + 1) % w.average_every == 0) average(*state, model, false, slots, ctx.rank(), round++, sums);
+      if (!grads_ && (s + 1) % w.average_every == 0) average(*state, model, false, slots, ctx.rank(), round++, log);
       if ((s + 1) % every == 0) {
         ctx.record_point(static_cast<double>((s + 1) * procs), window / every);
         window = 0;
@@ -229,7 +223,6 @@ class AveragingScenario : public Scenario {
     const WorkloadOptions& w = cell_.workload;
     SharedArena& arena = ctx.arena();
     auto* state = arena.lookup<AveragingState>(kState);
-    const auto* sums = static_cast<const std::uint64_t*>(arena.get(kChecksums));
     if (transport_ == Transport::kPipe) {
       const std::string how = manager_.finish(io_timeout_s());
       const bool clean = manager_.ended_cleanly();
@@ -241,31 +234,17 @@ class AveragingScenario : public Scenario {
       ctx.check("replicas-agree", Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
     }
-    const std::int64_t recorded = std::min(state->rounds, kRecordedRounds);
-    if (transport_ == Transport::kGloo) {
+    if (transport_ == Transport::kGloo) {  // summed in ring order: equal up to rounding, not bit for bit
       double spread = 0;
       for (const auto& wv : ctx.workers()) spread = std::max(spread, wv.metric("replica_spread", NAN));
-      const bool ok = spread <= kAllreduceTolerance;
-      ctx.check("replicas-agree", ok ? Verdict::kPass : Verdict::kFail, spread,
-                fmt::format("after each of the first {} rounds the {} replicas differed by at most {:.3g} in any "
-                            "parameter (tolerance {})", std::min(recorded, kSpreadRounds), world_, spread,
-                            kAllreduceTolerance));
+      check_within(ctx, "replicas-agree", spread, kAllreduceTolerance,
+                   fmt::format("after each of the first {} rounds, every parameter of the {} replicas",
+                               std::min(std::min(state->rounds, kRecordedRounds), kSpreadRounds), world_));
+    } else if (state->rounds == 0) {
+      ctx.check("replicas-agree", Verdict::kPass, 0.0,
+                fmt::format("no averaging round in {} steps (--average-every {})", w.steps, w.average_every));
     } else {
-      std::int64_t disagreeing = 0, first = -1;
-      for (std::int64_t r = 0; r < recorded; ++r) {
-        for (int k = 1; k < cell_.procs; ++k) {
-          if (sums[r * cell_.procs + k] != sums[r * cell_.procs]) {
-            ++disagreeing;
-            if (first < 0) first = r;
-            break;
-          }
-        }
-      }
-      ctx.check("replicas-agree", disagreeing == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(disagreeing),
-                disagreeing == 0
-                    ? fmt::format("all {} replicas were bit-identical after each of {} rounds", cell_.procs, recorded)
-                    : fmt::format("replicas disagreed after {} of {} rounds, first after round {}", disagreeing,
-                                  recorded, first));
+      check_replicas_agree(ctx, ReplicaLog::attach(arena, kChecksums));
     }
     for (const auto& wv : ctx.workers()) {
       Series s{"loss", wv.rank, {}};
@@ -290,21 +269,14 @@ class AveragingScenario : public Scenario {
       }
     }
     const double loss = heldout_loss(model, bind_dataset(arena, w));
-    const double limit = ref.heldout_loss * (1 + kConvergenceRelTol) + kConvergenceAbsTol;
-    ctx.metric("heldout_loss", loss);
-    ctx.metric("serial_heldout_loss", ref.heldout_loss);
-    ctx.metric("heldout_loss_limit", limit);
-    ctx.check("convergence", std::isfinite(loss) && loss <= limit ? Verdict::kPass : Verdict::kFail, loss,
-              fmt::format("held-out loss {:.4f} against {:.4f} for large-batch serial SGD (limit {:.4f})", loss,
-                          ref.heldout_loss, limit));
+    check_convergence(ctx, loss, ref.heldout_loss, kConvergenceTolerance, "large-batch serial SGD");
     if (grads_ && world_rank_offset_ == 0) {  // global rank 0, which measured the gradient, is here
       const torch::Tensor expected = torch::from_blob(const_cast<float*>(ref.final_parameters.data()),
                                                       {state->floats}, torch::kFloat32);
       ctx.metric("final_max_abs_diff_from_serial", (final[0] - expected).abs().max().item<double>());
-      const double diff = ctx.workers().front().metric("gradient_max_abs_diff", NAN);
-      ctx.check("matches-serial", diff <= kGradientTolerance ? Verdict::kPass : Verdict::kFail, diff,
-                fmt::format("over the first {} steps the averaged gradient differs from the large-batch gradient by "
-                            "at most {:.3g} (tolerance {})", kExactRounds, diff, kGradientTolerance));
+      check_within(ctx, "matches-serial", ctx.workers().front().metric("gradient_max_abs_diff", NAN), kGradientTolerance,
+                   fmt::format("over the first {} steps, at most, the averaged gradient against the large-batch one",
+                               kExactRounds));
     }
   }
 
@@ -313,7 +285,7 @@ class AveragingScenario : public Scenario {
 
   // One averaging round. The known bugs live here, next to the barrier they break.
   void average(AveragingState& state, Mlp& model, bool grads, float* slots, int local_rank, std::int64_t round,
-               std::uint64_t* sums) {
+               ReplicaLog& log) {
     const std::int64_t floats = state.floats;
     const int procs = cell_.procs;
     if (transport_ == Transport::kShm) {
@@ -335,7 +307,7 @@ class AveragingScenario : public Scenario {
     if (round < kRecordedRounds) {
       std::vector<float> flat(static_cast<std::size_t>(floats));
       gather(model, false, flat.data());
-      sums[round * procs + local_rank] = checksum(flat.data(), floats);
+      log.record(local_rank, round, checksum_words(flat.data(), flat.size() * sizeof(float)));
       if (gloo_ && round < kSpreadRounds) {
         spread_ = std::max(spread_, gloo_->spread(torch::from_blob(flat.data(), {floats}, torch::kFloat32)));
       }

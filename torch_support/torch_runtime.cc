@@ -1,7 +1,7 @@
-// torch_runtime: the worker init hook and the LibTorch facts for the environment record.
-// The static initialiser below touches no LibTorch state (only macros): the forkserver must be
-// forked before LibTorch is initialised.
-#include "workload/torch_runtime.h"
+// torch_runtime: the worker and runner init hooks and the LibTorch facts for the environment
+// record. The static initialiser below touches no LibTorch state (only macros): the forkserver must
+// be forked before LibTorch is initialised.
+#include "torch_support/torch_runtime.h"
 
 #include <dlfcn.h>
 
@@ -9,9 +9,17 @@
 #include <torch/version.h>
 
 #include <mutex>
+#include <vector>
 
 #include "harness/env/environment.h"
 #include "harness/launch/launcher.h"
+
+// Referenced by an --undefined link option of sharebench::torch, so a static link always pulls this
+// file in (and with it the hook registration below), even into a program that calls nothing here.
+extern "C" {
+extern const int sharebench_torch_runtime_linked;
+const int sharebench_torch_runtime_linked = 1;
+}
 
 namespace sharebench {
 
@@ -26,14 +34,9 @@ void set_blas_threads(std::int64_t threads) {
   }
 }
 
-// Once per process: under the thread start method every worker thread runs the hook, and
-// LibTorch's set_num_threads may not be called again once its pool is in use.
-void init_worker(const CellConfig& cell) {
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker));
-    set_blas_threads(cell.workload.threads_per_worker);
-  });
+std::vector<std::function<void(const CellConfig&)>>& worker_steps() {
+  static std::vector<std::function<void(const CellConfig&)>> steps;
+  return steps;
 }
 
 // The runner keeps the workers' intra-op thread count too. Called after the forkserver started.
@@ -44,16 +47,27 @@ void init_runner(const CellConfig& base) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  // One OpenBLAS thread from the start, in every process that links the workload (the runner,
+  // One OpenBLAS thread from the start, in every process that links this library (the runner,
   // workers, tests): a reference computed with a threaded BLAS sums in another order than a
   // worker's, and results that must be bit-identical (inference's probe, the one-worker serial
   // match) differ in the last bit. The hooks then set the run's count.
   set_blas_threads(1);
-  set_worker_init_hook(&init_worker);
+  set_worker_init_hook(&init_torch_in_worker);
   set_runner_init_hook(&init_runner);
   set_environment_fact("libtorch", TORCH_VERSION);
   return true;
 }();
 }  // namespace
+
+void init_torch_in_worker(const CellConfig& cell) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker));
+    set_blas_threads(cell.workload.threads_per_worker);
+    for (const auto& step : worker_steps()) step(cell);
+  });
+}
+
+void on_torch_worker_init(std::function<void(const CellConfig&)> step) { worker_steps().push_back(std::move(step)); }
 
 }  // namespace sharebench

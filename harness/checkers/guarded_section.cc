@@ -1,0 +1,55 @@
+// The guarded-section checkers: occupancy and the lost-update canary.
+#include "harness/checkers/guarded_section.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/scenario/scenario.h"
+
+namespace sharebench {
+
+GuardedSection::GuardedSection(SectionMonitor& monitor) : monitor_(monitor) {
+  monitor_.entries.fetch_add(1, std::memory_order_relaxed);
+  if (monitor_.occupancy.fetch_add(1, std::memory_order_acq_rel) != 0) {
+    monitor_.overlaps.fetch_add(1, std::memory_order_relaxed);
+  }
+  for (int i = 0; i < SectionMonitor::kCanaryElements; ++i) snapshot_[i] = monitor_.canary[i];
+}
+
+GuardedSection::~GuardedSection() {
+  for (int i = 0; i < SectionMonitor::kCanaryElements; ++i) monitor_.canary[i] = snapshot_[i] + 1;
+  monitor_.occupancy.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+double SectionMonitor::lost_updates() const {
+  return static_cast<double>(entries.load()) - *std::min_element(std::begin(canary), std::end(canary));
+}
+
+void check_mutual_exclusion(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name) {
+  const auto overlaps = monitor.overlaps.load();
+  const auto entries = monitor.entries.load();
+  ctx.metric("overlapping_sections", static_cast<double>(overlaps));
+  ctx.check(name, overlaps == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(overlaps),
+            overlaps == 0 ? fmt::format("no two of {} guarded sections overlapped", entries)
+                          : fmt::format("{} of {} guarded sections began while another worker was inside: the lock "
+                                        "does not exclude across workers", overlaps, entries));
+}
+
+void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name) {
+  const auto entries = monitor.entries.load();
+  const double lost = monitor.lost_updates();
+  const double low = static_cast<double>(entries) - lost;
+  ctx.metric("lost_updates", lost);
+  ctx.metric("lost_update_rate", entries > 0 ? lost / static_cast<double>(entries) : 0);
+  if (!ctx.all_completed()) {
+    ctx.check(name, Verdict::kUnknown, lost, "a worker did not finish: its last update is indeterminate");
+    return;
+  }
+  ctx.check(name, lost == 0 ? Verdict::kPass : Verdict::kFail, lost,
+            lost == 0 ? fmt::format("all {} updates reached the shared state", entries)
+                      : fmt::format("{} of {} updates were lost (canary {} after {} guarded sections)", lost, entries,
+                                    low, entries));
+}
+
+}  // namespace sharebench

@@ -1,0 +1,72 @@
+// arena_tensors: tensors and module parameters placed in the arena.
+#include "torch_support/arena_tensors.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/checkers/replica_agreement.h"
+
+namespace sharebench {
+
+torch::Tensor arena_tensor(SharedArena& arena, const std::string& name, at::IntArrayRef sizes, torch::Dtype dtype) {
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  void* p = arena.allocate(name, static_cast<std::size_t>(n) * torch::elementSize(dtype));
+  return torch::from_blob(p, sizes, torch::TensorOptions().dtype(dtype));
+}
+
+torch::Tensor arena_view(SharedArena& arena, const std::string& name, at::IntArrayRef sizes, torch::Dtype dtype) {
+  std::size_t bytes = 0;
+  void* p = arena.get(name, &bytes);
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  if (bytes != static_cast<std::size_t>(n) * torch::elementSize(dtype)) {
+    throw std::runtime_error(fmt::format("arena region '{}' holds {} bytes, not the {} expected", name, bytes,
+                                         static_cast<std::size_t>(n) * torch::elementSize(dtype)));
+  }
+  return torch::from_blob(p, sizes, torch::TensorOptions().dtype(dtype));
+}
+
+void publish_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+  torch::NoGradGuard no_grad;
+  auto params = module.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    auto shared = arena_tensor(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(),
+                               params[i].scalar_type());
+    shared.copy_(params[i]);
+    params[i].set_data(shared);
+  }
+}
+
+void bind_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+  torch::NoGradGuard no_grad;
+  auto params = module.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    params[i].set_data(arena_view(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(), params[i].scalar_type()));
+  }
+}
+
+std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Module& module, const std::string& prefix,
+                                            bool create) {
+  std::vector<torch::Tensor> out;
+  auto params = module.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string name = fmt::format("{}.{}", prefix, i);
+    const auto dtype = params[i].scalar_type();
+    out.push_back(create ? arena_tensor(arena, name, params[i].sizes(), dtype)
+                         : arena_view(arena, name, params[i].sizes(), dtype));
+  }
+  return out;
+}
+
+std::uint64_t parameter_checksum(torch::nn::Module& module) {
+  std::uint64_t sum = 0;
+  for (const auto& p : module.parameters()) {
+    auto c = p.detach().contiguous();
+    sum = sum * 31 + checksum_words(c.data_ptr(), static_cast<std::size_t>(c.numel()) * c.element_size());
+  }
+  return sum;
+}
+
+}  // namespace sharebench
