@@ -11,6 +11,8 @@
 
 #include "harness/launch/child_process_group.h"
 #include "harness/launch/launcher.h"
+#include "harness/scenario/worker_slot.h"
+#include "harness/watchdog/sanitizer_reports.h"
 
 namespace sharebench {
 
@@ -27,6 +29,7 @@ class ThreadLauncher : public Launcher {
     if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork (thread host)");
     if (pid == 0) {
       die_with_parent(parent);
+      route_sanitizer_reports(arena.lookup<HarnessBlock>(HarnessBlock::kRegionName)->private_dir);
       std::vector<int> codes(static_cast<std::size_t>(cell.procs), kWorkerExitOk);
       std::vector<std::thread> threads;
       for (int rank = 0; rank < cell.procs; ++rank) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "harness/util/clock.h"
 
 #include "harness/launch/launcher.h"
+#include "harness/watchdog/sanitizer_reports.h"
 #include "harness/runner/leak_check.h"
 #include "harness/watchdog/memory_probe.h"
 #include "harness/scenario/scenario.h"
@@ -97,7 +99,10 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   t_rank = rank;
   install_exit_handler_once();
   capture_stderr(*block, cell, rank);
-  if (cell.start != StartMethod::kThread) mark_worker_process(rank);
+  if (cell.start != StartMethod::kThread) {
+    mark_worker_process(rank);
+    route_sanitizer_reports(block->private_dir);  // threads: their host did it, once
+  }
   slot.pid.store(::getpid());
   slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
   count_locks_held_in(&slot.locks_held);
@@ -112,15 +117,26 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     if (g_init_hook) g_init_hook(cell);
     const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered in this binary", cell.scenario));
-    auto scenario = info->create(cell);
-    WorkerContext ctx(cell, arena, rank);
-    slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
-    slot.last_beat_ns.store(monotonic_ns());
-    scenario->work(ctx);
-    ctx.finish();
-    // The exact end of the memory check's window: the watchdog's last sample may be older.
-    if (cell.start != StartMethod::kThread) {
-      if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+    // Descriptors are per process: under the thread start method a rank's cannot be told apart.
+    const bool own_process = cell.start != StartMethod::kThread;
+    const std::set<int> fds_before = own_process ? open_descriptors() : std::set<int>{};
+    {
+      auto scenario = info->create(cell);
+      WorkerContext ctx(cell, arena, rank);
+      slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
+      slot.last_beat_ns.store(monotonic_ns());
+      scenario->work(ctx);
+      ctx.finish();
+      // The exact end of the memory check's window: the watchdog's last sample may be older.
+      if (own_process) {
+        if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+      }
+    }  // the scenario object is gone: what it held open (a socket, a process group) is closed
+    if (own_process) {
+      int leaked = 0;
+      const std::string names = describe_new_descriptors(fds_before, open_descriptors(), &leaked);
+      slot.leaked_fds = leaked;
+      std::snprintf(slot.leaked_fd_names, sizeof slot.leaked_fd_names, "%s", names.c_str());
     }
     slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
     return kWorkerExitOk;

@@ -96,6 +96,7 @@ struct Repetition {
   std::map<std::string, double> metrics;
   std::vector<Series> series;
   std::vector<WorkerRecord> workers;
+  std::string sanitizer_report;  // the workers' sanitizer reports (sanitizer builds), capped; "" for none
 };
 
 // What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in

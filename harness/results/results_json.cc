@@ -75,6 +75,7 @@ void to_json(json& j, const Repetition& r) {
            {"metrics", metrics},
            {"series", r.series},
            {"workers", r.workers}};
+  if (!r.sanitizer_report.empty()) j["sanitizer_report"] = r.sanitizer_report;
 }
 void from_json(const json& j, Repetition& r) {
   r.index = j.at("index").get<int>();
@@ -91,6 +92,7 @@ void from_json(const json& j, Repetition& r) {
   }
   r.series = j.at("series").get<std::vector<Series>>();
   r.workers = j.at("workers").get<std::vector<WorkerRecord>>();
+  r.sanitizer_report = j.value("sanitizer_report", std::string());
 }
 
 static json outcome_json(const CellOutcome& o) {

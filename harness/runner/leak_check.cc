@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,9 +85,25 @@ void mark_worker_process(int rank) {
   ::prctl(PR_SET_NAME, fmt::format("sharebench-r{}", rank).c_str());
 }
 
+std::set<int> open_descriptors() {
+  std::set<int> fds;
+  // The listing's own descriptor is left out: it is closed again before anyone could compare, and
+  // a descriptor opened later may take its number.
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int own = ::dirfd(d);
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      const int fd = std::atoi(e->d_name);
+      if (fd != own) fds.insert(fd);
+    }
+    ::closedir(d);
+  }
+  return fds;
+}
+
 ResourceSnapshot take_resource_snapshot() {
   ResourceSnapshot s;
-  for (const auto& name : list_dir("/proc/self/fd")) s.fds.insert(std::atoi(name.c_str()));
+  s.fds = open_descriptors();
   const std::string prefix = run_shm_prefix();
   for (const auto& name : list_dir("/dev/shm")) {
     if (name.rfind(prefix, 0) == 0) s.shm.insert(name);
@@ -103,13 +120,28 @@ ResourceSnapshot take_resource_snapshot() {
   return s;
 }
 
-Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after) {
-  std::vector<std::string> leaks;
+std::string describe_new_descriptors(const std::set<int>& before, const std::set<int>& after, int* count) {
+  std::vector<std::string> named;
+  *count = 0;
+  for (int fd : after) {
+    if (before.count(fd)) continue;
+    ++*count;
+    if (named.size() < 4) {
+      char target[160] = {};
+      const ssize_t n = ::readlink(fmt::format("/proc/self/fd/{}", fd).c_str(), target, sizeof target - 1);
+      named.push_back(fmt::format("fd {} → {}", fd, n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "?"));
+    }
+  }
+  return fmt::format("{}", fmt::join(named, ", "));
+}
+
+Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after,
+                        const std::vector<std::string>& worker_leaks) {
+  std::vector<std::string> leaks(worker_leaks);
   std::vector<int> fds;
   for (int fd : after.fds) {
     if (!before.fds.count(fd)) fds.push_back(fd);
   }
-  // The directory listing itself holds one descriptor while it is read: it shows in both.
   if (!fds.empty()) leaks.push_back(fmt::format("{} file descriptor(s) left open in the runner ({})", fds.size(), fmt::join(fds, ", ")));
   std::vector<std::string> shm;
   for (const auto& n : after.shm) {
@@ -134,7 +166,7 @@ Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& 
   if (leaks.empty()) {
     return Check{"no-leaks", Verdict::kPass, 0.0, "no file descriptor, /dev/shm entry or process left behind"};
   }
-  return Check{"no-leaks", Verdict::kFail, static_cast<double>(fds.size() + shm.size() + procs.size()),
+  return Check{"no-leaks", Verdict::kFail, static_cast<double>(fds.size() + shm.size() + procs.size() + worker_leaks.size()),
                fmt::format("{}", fmt::join(leaks, "; "))};
 }
 
@@ -162,6 +194,12 @@ ResourceSnapshot take_settled_snapshot(const ResourceSnapshot& before) {
     after = take_resource_snapshot();
   }
   return after;
+}
+
+void remove_leftover_segments(const ResourceSnapshot& before, const ResourceSnapshot& after) {
+  for (const auto& name : after.shm) {
+    if (!before.shm.count(name)) ::shm_unlink(("/" + name).c_str());
+  }
 }
 
 void kill_leftover_processes(const ResourceSnapshot& before, const ResourceSnapshot& after) {

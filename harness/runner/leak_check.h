@@ -38,6 +38,10 @@ struct ResourceSnapshot {
 };
 
 ResourceSnapshot take_resource_snapshot();
+// This process's open descriptors.
+std::set<int> open_descriptors();
+// "fd 7 → /tmp/x, fd 9 → socket:[123]" for the descriptors in `after` not in `before`, capped.
+std::string describe_new_descriptors(const std::set<int>& before, const std::set<int>& after, int* count);
 
 // A snapshot taken after a repetition, once every process new since `before` has had a short
 // grace (kLeftoverGrace) to end by itself: an orphan that is already exiting (a sanitizer's
@@ -46,7 +50,14 @@ ResourceSnapshot take_settled_snapshot(const ResourceSnapshot& before);
 
 // Compares two snapshots; returns the `no-leaks` check. A process left behind is named with its
 // command and the rank that started it.
-Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after);
+// `worker_leaks`: what the workers themselves reported left open (one entry per rank that did).
+Check compare_resources(const ResourceSnapshot& before, const ResourceSnapshot& after,
+                        const std::vector<std::string>& worker_leaks = {});
+
+// Unlinks every run-prefixed /dev/shm entry in `after` that was not in `before`: reported, then
+// removed, so a leak is never carried into the next repetition (where it would no longer be new)
+// nor left on the machine.
+void remove_leftover_segments(const ResourceSnapshot& before, const ResourceSnapshot& after);
 
 // Kills (SIGKILL) every process in `after` that was not in `before`, with whatever it started
 // meanwhile, and reaps those that are the runner's: a run never leaves a process behind.

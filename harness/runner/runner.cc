@@ -23,6 +23,7 @@
 #include "harness/runner/interrupt.h"
 #include "harness/runner/leak_check.h"
 #include "harness/runner/private_dir.h"
+#include "harness/watchdog/sanitizer_reports.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
 #include "harness/scenario/cell_flags.h"
@@ -264,6 +265,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   const ScenarioInfo* info = ScenarioRegistry::instance().find(cell.scenario);
   mark_runner_process();
   const ResourceSnapshot resources_before = take_resource_snapshot();
+  std::vector<std::string> worker_fd_leaks;  // what each worker process reported left open
   try {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
     auto scenario = info->create(cell);
@@ -320,6 +322,13 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     rep.status_message = sup.message;
     rep.wall_s = sup.wall_s;
     record_workers(sup, *block, launch_ns, rep);  // may downgrade a completed run: see there
+    for (int r = 0; r < block->procs; ++r) {
+      const WorkerSlot& slot = block->slots[r];
+      if (slot.leaked_fds > 0) {
+        worker_fd_leaks.push_back(fmt::format("rank {} left {} file descriptor(s) open after work() ({})", r,
+                                              slot.leaked_fds, slot.leaked_fd_names));
+      }
+    }
     if (wait_for && wait_for->any_wait) {
       rep.status_message += "; " + wait_for->text;
       for (Check& c : rep.checks) {
@@ -328,6 +337,13 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     }
     if (!info->opted_out("memory")) {
       if (auto memory = memory_check(sup, *block, cell)) rep.checks.push_back(*memory);
+    }
+    {  // every worker is gone: its sanitizer reports, if any, are complete
+      const SanitizerReports reports = read_sanitizer_reports(private_dir.path());
+      rep.sanitizer_report = reports.text;  // kept when the scenario opted out: the race it expects
+      if (!info->opted_out("sanitizer")) {
+        if (auto check = sanitizer_check(reports)) rep.checks.push_back(*check);
+      }
     }
     if (faults) {
       // The verdict names what happened: the liveness message carries the fault, and the fault
@@ -358,8 +374,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   // The arena, the scenario and every worker are gone by now: whatever remains is a leak. A process
   // left behind is reported, then killed: a run never leaves one.
   const ResourceSnapshot resources_after = take_settled_snapshot(resources_before);
-  rep.checks.push_back(compare_resources(resources_before, resources_after));
+  rep.checks.push_back(compare_resources(resources_before, resources_after, worker_fd_leaks));
   kill_leftover_processes(resources_before, resources_after);
+  remove_leftover_segments(resources_before, resources_after);
   const std::vector<std::string>& disabled = cell.disabled_checks;
   if (!disabled.empty()) {
     rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),

@@ -45,6 +45,10 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> locks_held{0};    // ProcessMutexes this worker holds (fault injection)
   std::atomic<std::int32_t> waiting_barrier{-1};  // LockRegistry id of the barrier it waits at, or -1
   std::atomic<std::int64_t> uss_kb_at_end{0};     // its process's private memory as work() returned (0: not read)
+  // Descriptors the worker process opened during work() (the scenario object included) and left
+  // open, with what the first few point at; process start methods only.
+  std::int32_t leaked_fds = 0;
+  char leaked_fd_names[256] = {};
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()

@@ -52,7 +52,9 @@ void MemoryTrack::add(const MemorySample& s, double step, double time_s, bool ru
 std::optional<double> MemoryTrack::sustained_growth_mb(double end_mb, double* from, double* to) const {
   if (while_running.size() < 4) return std::nullopt;
   const MemorySample& quarter = while_running[while_running.size() / 4];
-  const double end = end_mb > 0 ? end_mb : last.uss_mb;
+  // The later of the last reading while it worked and its own reading as work() returned: memory
+  // a worker held until its last step and freed on the way out still grew while it worked.
+  const double end = std::max(end_mb, while_running.back().uss_mb);
   if (from) *from = quarter.uss_mb;
   if (to) *to = end;
   return end - quarter.uss_mb;

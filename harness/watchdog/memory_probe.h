@@ -29,10 +29,11 @@ struct MemoryTrack {
   std::vector<MemorySample> while_running;  // the samples taken while it ran its work
   MemorySample peak, last;
   void add(const MemorySample& s, double step, double time_s, bool running);
-  // Growth of private memory (USS) from a quarter of the way through the worker's work to its end
-  // (its own reading, else the last sample): memory that keeps growing, with the warm-up (allocator caches, first touch of buffers,
-  // a producer's message buffers) left out. nullopt with fewer than 4 samples taken while it ran.
-  // `end_mb`, when above 0, is the worker's own reading as its work ended, used as the end.
+  // Growth of private memory (USS) from a quarter of the way through the worker's work to its end:
+  // memory that keeps growing, with the warm-up (allocator caches, first touch of buffers, a
+  // producer's message buffers) left out. The end is the larger of the last sample taken while it
+  // ran and `end_mb`, the worker's own reading as work() returned (0: none), so growth held to the
+  // last step and freed on the way out still counts. nullopt with fewer than 4 samples while it ran.
   std::optional<double> sustained_growth_mb(double end_mb = 0, double* from = nullptr, double* to = nullptr) const;
 };
 

@@ -1,0 +1,70 @@
+// Planted: workers that train a model they were meant to share, but silently train a copy. The
+// runner publishes a small LibTorch model's parameters into the arena (sharebench::torch's
+// arena_tensors); each worker binds its own module to them and takes SGD steps. The installed
+// `updates-reached-model` check (parameter_checks.h) must fail for:
+//   cloned     the worker replaces each parameter with a clone after binding (a deep copy)
+//   to-double  the worker moves the module to float64 after binding: a dtype move copies too
+// Twin `bound`: trains the bound parameters in place.
+#include <torch/torch.h>
+
+#include "harness/scenario/scenario.h"
+#include "torch_support/arena_tensors.h"
+#include "torch_support/parameter_checks.h"
+
+namespace {
+
+struct Published {
+  std::uint64_t checksum = 0;
+};
+
+torch::nn::Linear make_model() { return torch::nn::Linear(16, 4); }
+
+class SharedModel : public sharebench::Scenario {
+ public:
+  explicit SharedModel(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override {
+    torch::manual_seed(1);
+    auto model = make_model();
+    sharebench::publish_parameters(ctx.arena(), *model, "model");
+    ctx.arena().create<Published>("published")->checksum = sharebench::parameter_checksum(*model);
+  }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto model = make_model();
+    sharebench::bind_parameters(ctx.arena(), *model, "model");
+    if (cell_.variant == "cloned") {
+      torch::NoGradGuard no_grad;
+      for (auto& p : model->parameters()) p.set_data(p.detach().clone());
+    }
+    auto dtype = torch::kFloat32;
+    if (cell_.variant == "to-double") {
+      model->to(torch::kFloat64);
+      dtype = torch::kFloat64;
+    }
+    torch::optim::SGD sgd(model->parameters(), 0.01);
+    torch::manual_seed(100 + ctx.rank());
+    ctx.wait_for_start();
+    for (int step = 1; step <= 20; ++step) {
+      const auto x = torch::randn({8, 16}, dtype);
+      sgd.zero_grad();
+      model->forward(x).pow(2).mean().backward();
+      sgd.step();
+      ctx.beat(step);
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    auto model = make_model();
+    sharebench::bind_parameters(ctx.arena(), *model, "model");
+    sharebench::check_parameters_changed(ctx, *model, ctx.arena().lookup<Published>("published")->checksum);
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
+}  // namespace
+
+SHAREBENCH_SCENARIO(SharedModel, "shared-model")
+    ->Describe("workers train one small model whose parameters live in the arena")
+    ->Variant("bound", "trains the bound parameters in place")
+    ->KnownBug("cloned", "clones each parameter after binding", sharebench::Expectation{{"updates-reached-model"}}, 1)
+    ->KnownBug("to-double", "moves the module to float64 after binding", sharebench::Expectation{{"updates-reached-model"}}, 1);
