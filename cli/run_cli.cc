@@ -16,14 +16,17 @@
 #include "harness/launch/launcher.h"
 #include "harness/env/environment.h"
 #include "harness/results/run_directory.h"
+#include "harness/util/text.h"
 
 namespace sharebench::cli {
 int usage_error(const std::string& message) {
+  // One line, and nothing from an argument reaches the terminal raw (an escape sequence, a stray
+  // byte): control and invalid bytes are shown as \xNN.
   std::string line = message;
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }
-  std::fprintf(stderr, "sharebench: error: %s\n", line.c_str());
+  std::fprintf(stderr, "sharebench: error: %s\n", printable(line).c_str());
   return kExitUsage;
 }
 
@@ -78,6 +81,15 @@ namespace sharebench {
 int run_cli(int argc, char** argv) {
   int worker_exit = 0;
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
+  // Every argument may end up in a results file, which is JSON, hence UTF-8: refuse anything else
+  // here, before a run directory is made, rather than fail when the file is written.
+  for (int i = 1; i < argc; ++i) {
+    if (!is_valid_utf8(argv[i])) {
+      return sharebench::cli::usage_error(
+          fmt::format("argument {} ('{}') is not UTF-8: arguments must be UTF-8 text (they are kept in the JSON results)",
+                      i, argv[i]));
+    }
+  }
 
   CLI::App app{"sharebench: benchmark and check strategies for sharing one PyTorch model between processes"};
   app.require_subcommand(0, 1);

@@ -65,7 +65,7 @@ enum class Transport { kFd, kNamed, kCuda };
 
 struct IpcState {
   explicit IpcState(int procs) : rendezvous(static_cast<std::uint32_t>(procs)) {}
-  char socket_name[96] = {};
+  char socket_name[108] = {};  // a path in the repetition's private directory
   char segment_prefix[64] = {};     // named segments: "<run prefix>ipc-<nonce>", see leak_check.h
   ProcessBarrier rendezvous;        // orders the planted early-reuse bug; guards no data
   std::atomic<std::int64_t> reused_while_held{0};  // buffers the producer rewrote before release
@@ -161,7 +161,11 @@ class IpcScenario : public Scenario {
     static std::atomic<int> cells{0};
     auto* state = ctx.arena().create<IpcState>(kState, cell_.procs);
     const std::string base = fmt::format("{}ipc-{}", run_shm_prefix(), cells.fetch_add(1));
-    std::snprintf(state->socket_name, sizeof(state->socket_name), "%s", base.c_str());
+    const std::string socket = ctx.private_path("ipc.sock");
+    if (socket.size() >= sizeof(state->socket_name)) {
+      throw std::runtime_error(fmt::format("the socket path {} is too long for a Unix socket: set a shorter TMPDIR", socket));
+    }
+    std::snprintf(state->socket_name, sizeof(state->socket_name), "%s", socket.c_str());
     std::snprintf(state->segment_prefix, sizeof(state->segment_prefix), "%s", base.c_str());
   }
 

@@ -11,8 +11,10 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -151,7 +153,16 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --scenario locked/local-lock --fault kill:0@5", "clean variants only"},
                       BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
                       BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
-                      BadInput{"frobnicate", "unknown command 'frobnicate'"}));
+                      BadInput{"frobnicate", "unknown command 'frobnicate'"},
+                      // dash's printf writes the byte 0xff: not UTF-8, which a results file cannot hold
+                      BadInput{"run --out \"$(printf '/tmp/o\\377')\"", "arguments must be UTF-8 text"},
+                      BadInput{"run --disable-check \"$(printf 'x\\377')\"", "arguments must be UTF-8 text"},
+                      // an escape sequence in an argument is shown escaped, never sent to the terminal
+                      BadInput{"run --scenario \"$(printf 'x\\033[31m')\"", "unknown scenario 'x\\x1b[31m'"},
+                      BadInput{"report /tmp", "is a directory; give its results.json"},
+                      BadInput{"report /dev/null", "is not a readable JSON file"},
+                      BadInput{"merge /dev/null --out /tmp/sbcli-never", "is not a readable JSON file"},
+                      BadInput{"repro /dev/null locked/whole-step@fork:1", "is not a readable JSON file"}));
 
 TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
   const std::string out = temp_dir("sigint");
@@ -185,6 +196,56 @@ TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
   ASSERT_NE(fgets(buf.data(), buf.size(), ps), nullptr);
   pclose(ps);
   EXPECT_STREQ(buf.data(), "0\n");
+}
+
+// A runner killed by SIGKILL cannot clean up: the next run reclaims what it left (its named
+// segments and private directory), says so, and touches nothing of a live process.
+TEST(Cli, NextRunSweepsWhatAKilledRunnerLeft) {
+  const std::string out = temp_dir("sigkill");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(SHAREBENCH_BINARY, "sharebench", "run", "--scenario", "ipc/named-fresh,ipc/named-reuse", "--start", "fork",
+          "--procs", "3", "--repetitions", "50", "--format", "none", "--out", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(out + "/results.json") && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  // Its workers end by themselves (parent-death signal); what they leave stays.
+  const std::string prefix = fmt::format("sharebench-{}-", pid);
+  auto left = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator("/dev/shm")) {
+      if (e.path().filename().string().rfind(prefix, 0) == 0) names.push_back(e.path().filename().string());
+    }
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) {
+      if (e.path().filename().string().rfind(prefix, 0) == 0) names.push_back(e.path().string());
+    }
+    return names;
+  };
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // However the kill landed, the dead run has a segment and a private directory to reclaim, and a
+  // live process (this test) has a segment named like a run's that must stay.
+  std::ofstream(fmt::format("/dev/shm/{}planted", prefix)) << "x";
+  fs::create_directories(fs::temp_directory_path() / fmt::format("{}abcdef", prefix));
+  std::ofstream(fs::temp_directory_path() / fmt::format("{}abcdef", prefix) / "rank-0.stderr") << "x";
+  const std::string live = fmt::format("/dev/shm/sharebench-{}-live", getpid());
+  std::ofstream(live) << "x";
+  ASSERT_GE(left().size(), 2u);
+
+  const Result r = run(fmt::format("run --scenario locked/whole-step --start fork --procs 1 --steps 10 --format none --out {}",
+                                   temp_dir("after-sigkill")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(left().empty()) << fmt::format("{}", fmt::join(left(), ", "));
+  EXPECT_NE(r.err.find(fmt::format("left by run(s) whose runner died (pid {})", pid)), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(live));
+  fs::remove(live);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// UnixSocket: abstract-namespace stream sockets, SCM_RIGHTS fd passing, poll() deadlines.
+// UnixSocket: path or abstract-namespace stream sockets, peer checks, SCM_RIGHTS fd passing,
+// poll() deadlines.
 #include "harness/ipc/unix_socket.h"
 
 #include <poll.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -22,15 +24,26 @@ namespace {
   throw IpcError(IpcError::Kind::kSystem, fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
-sockaddr_un abstract_address(const std::string& name, socklen_t* length) {
+bool is_path(const std::string& name) { return !name.empty() && name[0] == '/'; }
+
+// "@name" for an abstract name, the path itself for a path: how errors show it.
+std::string shown(const std::string& name) { return is_path(name) ? name : "@" + name; }
+
+sockaddr_un socket_address(const std::string& name, socklen_t* length) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (name.empty() || name.size() > sizeof(addr.sun_path) - 2) {
-    throw IpcError(IpcError::Kind::kSystem, fmt::format("socket name '{}' is empty or too long", name));
+    throw IpcError(IpcError::Kind::kSystem,
+                   fmt::format("socket name '{}' is empty or longer than {} bytes", name, sizeof(addr.sun_path) - 2));
   }
-  addr.sun_path[0] = '\0';  // abstract: no file system entry
-  std::memcpy(addr.sun_path + 1, name.data(), name.size());
-  *length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (is_path(name)) {
+    std::memcpy(addr.sun_path, name.data(), name.size());  // NUL-terminated by addr{}
+    *length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + 1);
+  } else {
+    addr.sun_path[0] = '\0';  // abstract: no file system entry
+    std::memcpy(addr.sun_path + 1, name.data(), name.size());
+    *length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  }
   return addr;
 }
 
@@ -69,25 +82,25 @@ void UnixSocket::close() {
 
 UnixSocket UnixSocket::listen(const std::string& name, int backlog) {
   socklen_t length = 0;
-  const sockaddr_un addr = abstract_address(name, &length);
+  const sockaddr_un addr = socket_address(name, &length);
   UnixSocket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s.valid()) throw_system("socket");
-  if (::bind(s.fd_, reinterpret_cast<const sockaddr*>(&addr), length) != 0) throw_system(fmt::format("bind '@{}'", name));
+  if (::bind(s.fd_, reinterpret_cast<const sockaddr*>(&addr), length) != 0) throw_system(fmt::format("bind '{}'", shown(name)));
   if (::listen(s.fd_, backlog) != 0) throw_system("listen");
   return s;
 }
 
 UnixSocket UnixSocket::connect(const std::string& name, double timeout_s) {
   socklen_t length = 0;
-  const sockaddr_un addr = abstract_address(name, &length);
+  const sockaddr_un addr = socket_address(name, &length);
   const std::int64_t deadline = deadline_after(timeout_s);
   for (;;) {
     UnixSocket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!s.valid()) throw_system("socket");
     if (::connect(s.fd_, reinterpret_cast<const sockaddr*>(&addr), length) == 0) return s;
-    if (errno != ECONNREFUSED && errno != ENOENT && errno != EAGAIN) throw_system(fmt::format("connect '@{}'", name));
+    if (errno != ECONNREFUSED && errno != ENOENT && errno != EAGAIN) throw_system(fmt::format("connect '{}'", shown(name)));
     if (monotonic_ns() >= deadline) {
-      throw IpcError(IpcError::Kind::kTimeout, fmt::format("no one listened on '@{}' within {} s", name, timeout_s));
+      throw IpcError(IpcError::Kind::kTimeout, fmt::format("no one listened on '{}' within {} s", shown(name), timeout_s));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -100,10 +113,23 @@ std::pair<UnixSocket, UnixSocket> UnixSocket::pair() {
 }
 
 UnixSocket UnixSocket::accept(double timeout_s) {
-  wait_for(fd_, POLLIN, deadline_after(timeout_s), "accept a connection");
-  UnixSocket s(::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC));
-  if (!s.valid()) throw_system("accept");
-  return s;
+  const std::int64_t deadline = deadline_after(timeout_s);
+  for (;;) {
+    wait_for(fd_, POLLIN, deadline, "accept a connection");
+    UnixSocket s(::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!s.valid()) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN) continue;
+      throw_system("accept");
+    }
+    // Only a process of this user is a peer: anyone else is refused (and said so) before a byte
+    // is read, and the wait goes on for the real peer.
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (::getsockopt(s.fd_, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) throw_system("getsockopt(SO_PEERCRED)");
+    if (peer.uid == ::geteuid()) return s;
+    std::fprintf(stderr, "sharebench: refused a connection from pid %d (uid %u): not this run's user\n",
+                 static_cast<int>(peer.pid), static_cast<unsigned>(peer.uid));
+  }
 }
 
 bool UnixSocket::readable(double timeout_s) const {

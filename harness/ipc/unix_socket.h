@@ -2,9 +2,13 @@
 // message-passing transport here (the ipc scenario, the pipe averaging manager, the IPC
 // benchmarks).
 //
-// Names live in Linux's abstract namespace: nothing is created in the file system, so a crashed
-// cell leaves nothing to clean up, and any start method (fork, spawn, forkserver, thread) can
-// reach a listener by name alone. A file descriptor rides along with a message as SCM_RIGHTS
+// A name that starts with '/' is a path: the socket file lives there, and a path in a cell's
+// private 0700 directory (SetupContext::private_path) is reachable by this user alone: that is
+// what every rendezvous of a run uses. Any other name lives in Linux's abstract namespace, which
+// any local user can reach (and squat) if they guess it: for tests and benchmarks only. Either
+// way accept() refuses a peer of another uid (SO_PEERCRED) before reading a byte from it, and any
+// start method (fork, spawn, forkserver, thread) reaches a listener by name alone. A file
+// descriptor rides along with a message as SCM_RIGHTS
 // ancillary data, which is what torch.multiprocessing's `file_descriptor` sharing strategy does.
 //
 // Every blocking call takes a timeout and fails with a named IpcError rather than waiting forever:
@@ -30,8 +34,8 @@ class IpcError : public std::runtime_error {
 
 class UnixSocket {
  public:
-  // Listens on the abstract name `name` (at most 100 bytes). Throws IpcError (kSystem) when the
-  // name is taken.
+  // Listens on `name` (a path, or an abstract name; at most 106 bytes). Throws IpcError (kSystem)
+  // when the name is taken.
   static UnixSocket listen(const std::string& name, int backlog);
   // Connects to `name`, retrying while no one listens there yet, for up to timeout_s.
   static UnixSocket connect(const std::string& name, double timeout_s);
@@ -46,6 +50,8 @@ class UnixSocket {
   UnixSocket& operator=(const UnixSocket&) = delete;
   ~UnixSocket();
 
+  // The next connection from a process of this user; one of another uid is closed unread and
+  // logged on stderr. Throws kTimeout when none came within timeout_s.
   UnixSocket accept(double timeout_s);
   // Sends all `bytes`; when fd_to_pass >= 0 it travels with the first byte.
   void send(const void* data, std::size_t bytes, double timeout_s, int fd_to_pass = -1);

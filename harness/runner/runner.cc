@@ -21,6 +21,7 @@
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
+#include "harness/runner/dead_run_sweep.h"
 #include "harness/runner/leak_check.h"
 #include "harness/runner/private_dir.h"
 #include "harness/watchdog/sanitizer_reports.h"
@@ -287,7 +288,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
     const PrivateDirectory private_dir;  // removed, with the workers' stderr files, when the repetition ends
     std::snprintf(block->private_dir, sizeof block->private_dir, "%s", private_dir.path().c_str());
-    SetupContext setup(cell, arena);
+    SetupContext setup(cell, arena, private_dir.path());
     {
       // Every ProcessMutex and ProcessBarrier setup() lays out registers with the cell's registry.
       const LockRegistry::RegistrationScope registering(block->locks, arena.base(), arena.capacity());
@@ -391,6 +392,10 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
 }
 
 RunOutcome run_matrix(const RunnerOptions& options) {
+  // What a runner killed by SIGKILL could not remove is reclaimed before anything of this run is made.
+  if (const SweptRuns swept = sweep_dead_runs(); !swept.empty()) {
+    std::fprintf(stderr, "sharebench: %s\n", swept.summary().c_str());
+  }
   RunOutcome out;
   RunResult& run = out.result;
   run.run_id = fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), ::getpid());

@@ -17,6 +17,14 @@
 
 namespace sharebench {
 
+std::string SetupContext::private_path(const std::string& name) const {
+  if (private_dir_.empty()) throw std::logic_error("this setup context has no private directory");
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    throw std::invalid_argument(fmt::format("private_path('{}'): a plain file name is needed", name));
+  }
+  return private_dir_ + "/" + name;
+}
+
 WorkerContext::WorkerContext(const CellConfig& cell, SharedArena& arena, int rank)
     : cell_(cell), arena_(arena), rank_(rank) {
   block_ = arena.lookup<HarnessBlock>(HarnessBlock::kRegionName);

@@ -38,13 +38,20 @@ namespace sharebench {
 
 class SetupContext {
  public:
-  SetupContext(const CellConfig& cell, SharedArena& arena) : cell_(cell), arena_(arena) {}
+  SetupContext(const CellConfig& cell, SharedArena& arena, std::string private_dir = "")
+      : cell_(cell), arena_(arena), private_dir_(std::move(private_dir)) {}
   const CellConfig& cell() const { return cell_; }
   SharedArena& arena() { return arena_; }
+  // A path for `name` in the repetition's private directory: 0700, made with mkdtemp, reachable by
+  // this user alone, removed with its contents when the repetition ends. Put every rendezvous
+  // there (a Unix socket, a c10d FileStore): no other user can connect to it, squat its name or
+  // redirect it with a symlink, and nothing of it outlives the repetition.
+  std::string private_path(const std::string& name) const;
 
  private:
   const CellConfig& cell_;
   SharedArena& arena_;
+  std::string private_dir_;
 };
 
 class WorkerContext {

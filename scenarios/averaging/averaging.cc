@@ -70,7 +70,7 @@ struct AveragingState {
   ProcessBarrier rendezvous;  // orders the planted no-barrier bug; guards no data
   std::int64_t floats = 0;
   std::int64_t rounds = 0;
-  char endpoint[96] = {};    // pipe: the manager's socket name; gloo: the FileStore path
+  char endpoint[108] = {};   // pipe: the manager's socket; gloo: the FileStore (both in the private directory)
   std::int32_t gloo_sequence = 0;  // gloo under torchrun: this repetition's port offset
 };
 
@@ -141,17 +141,19 @@ class AveragingScenario : public Scenario {
     auto* state = arena.create<AveragingState>(kState, cell_.procs);
     state->floats = parameter_floats(model);
     state->rounds = grads_ ? w.steps : w.steps / w.average_every;
-    static int sequence = 0;
-    const std::string endpoint = fmt::format("{}averaging-{}", run_shm_prefix(), sequence++);
+    // Both rendezvous live in the repetition's private directory: no other user can connect,
+    // squat the name or plant a symlink there, and the directory goes with the repetition.
+    const std::string endpoint = ctx.private_path(transport_ == Transport::kGloo ? "gloo-store" : "averaging.sock");
+    if (endpoint.size() >= sizeof(state->endpoint)) {
+      throw std::runtime_error(fmt::format("the rendezvous path {} is too long: set a shorter TMPDIR", endpoint));
+    }
+    std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", endpoint.c_str());
     if (transport_ == Transport::kPipe) {
-      std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", endpoint.c_str());
       manager_ = AveragingManager::start(endpoint, cell_.procs, state->floats, cell_.hang_timeout_s);
     }
     if (transport_ == Transport::kGloo) {
       static int gloo_sequence = 0;
       state->gloo_sequence = gloo_sequence++;
-      gloo_file_ = fmt::format("/tmp/{}", endpoint);
-      std::snprintf(state->endpoint, sizeof(state->endpoint), "%s", gloo_file_.c_str());
     }
     arena.allocate(kSlots, sizeof(float) * static_cast<std::size_t>(state->floats * cell_.procs));
     ReplicaLog::create(arena, kChecksums, cell_.procs, std::max<std::int64_t>(1, std::min(state->rounds, kRecordedRounds)));
@@ -229,7 +231,6 @@ class AveragingScenario : public Scenario {
       ctx.check("manager-exited", clean ? Verdict::kPass : Verdict::kFail, clean ? 0.0 : 1.0,
                 fmt::format("the averaging manager process {}", how));
     }
-    if (!gloo_file_.empty()) std::remove(gloo_file_.c_str());
     if (!ctx.all_completed()) {
       ctx.check("replicas-agree", Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
@@ -340,7 +341,6 @@ class AveragingScenario : public Scenario {
   int world_rank_offset_ = 0;    // this node's first global rank
   std::optional<TorchrunEnv> torchrun_;
   AveragingManager manager_;     // runner: the pipe transport's manager process
-  std::string gloo_file_;        // runner: the FileStore, removed in check()
   std::unique_ptr<AveragingClient> pipe_;  // worker
   std::unique_ptr<GlooAverager> gloo_;     // worker
   double spread_ = 0;                      // worker: largest cross-rank spread seen (gloo)

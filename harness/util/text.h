@@ -1,0 +1,19 @@
+// Text from outside (command-line arguments, file contents) before it reaches a terminal or a
+// JSON file: whether it is valid UTF-8 (nlohmann/json refuses anything else), and a form safe to
+// print, with control bytes (an ANSI escape sequence that would recolour or move the cursor) and
+// invalid bytes shown as \xNN instead of being written raw.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sharebench {
+
+// True when `text` is well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+// `text` with every byte below 0x20, 0x7f and every byte of an invalid UTF-8 sequence written as
+// \xNN (newline and tab too): one line, printable on any terminal.
+std::string printable(std::string_view text);
+
+}  // namespace sharebench
