@@ -1,7 +1,7 @@
 // The sharebench command line: one function per subcommand, each adding itself to the CLI11 app
 // and returning the process exit code when run.
 // Exit codes: 0 every verdict as expected, 1 a check went against expectation, 2 bad input
-// (one line on stderr), 3 internal error, 130 interrupted.
+// (one line on stderr), 3 internal error, 128 + n interrupted by signal n (130: SIGINT).
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
 // `sharebench soak`: many short cells under random faults (harness/runner/soak.h), run like any
 // other matrix (results file, progress line, interrupt handling), then the figures and what the
 // run left behind. Exit 0 when every cell ended as its fault says it must and nothing was left;
-// 1 otherwise; 130 when interrupted.
+// 1 otherwise; 128 + the signal when interrupted (130: SIGINT).
 #include <unistd.h>
 
 #include <chrono>
@@ -130,7 +130,7 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
       std::puts(summary.dump(1).c_str());
     }
     std::fflush(stdout);
-    if (outcome.exit_code == 130) return 130;
+    if (outcome.exit_code > 128) return outcome.exit_code;  // interrupted: 128 + the signal
     return figures.ok() ? kExitOk : kExitUnexpected;
   };
 }

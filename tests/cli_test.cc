@@ -164,8 +164,13 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"merge /dev/null --out /tmp/sbcli-never", "is not a readable JSON file"},
                       BadInput{"repro /dev/null locked/whole-step@fork:1", "is not a readable JSON file"}));
 
-TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
-  const std::string out = temp_dir("sigint");
+class CliInterrupt : public ::testing::TestWithParam<int> {};
+
+// SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT each end a run alike: torn down,
+// partial results marked interrupted, exit 128 + the signal, nothing left.
+TEST_P(CliInterrupt, TearsDownAndWritesPartialResults) {
+  const int sig = GetParam();
+  const std::string out = temp_dir(fmt::format("signal-{}", sig));
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -180,11 +185,11 @@ TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  kill(pid, SIGINT);
+  kill(pid, sig);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
   const auto j = load(out + "/results.json");
   EXPECT_EQ(j.at("status"), "interrupted");
   ASSERT_GE(j.at("cells").size(), 1u);
@@ -197,6 +202,8 @@ TEST(Cli, InterruptTearsDownAndWritesPartialResults) {
   pclose(ps);
   EXPECT_STREQ(buf.data(), "0\n");
 }
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliInterrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT));
 
 // A runner killed by SIGKILL cannot clean up: the next run reclaims what it left (its named
 // segments and private directory), says so, and touches nothing of a live process.

@@ -1,4 +1,4 @@
-// interrupt: SIGINT/SIGTERM handling for the runner. The handler only sets a flag; the watchdog
+// interrupt: SIGINT, SIGTERM, SIGHUP and SIGQUIT handling for the runner. The handler only sets a flag; the watchdog
 // and the runner poll it, tear the cell down, and write the partial results marked interrupted.
 #pragma once
 
@@ -7,5 +7,8 @@ namespace sharebench {
 void install_interrupt_handlers();
 bool interrupt_requested();
 int interrupt_signal();
+// The exit status of an interrupted run: 128 + the signal's number (130 for SIGINT), as a shell
+// reports a command the signal ended.
+int interrupted_exit_code();
 
 }  // namespace sharebench

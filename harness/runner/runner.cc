@@ -440,7 +440,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   for (const auto& c : run.cells) all_expected &= c.as_expected();
   if (interrupt_requested()) {
     run.status = "interrupted";
-    out.exit_code = 130;
+    out.exit_code = interrupted_exit_code();
   } else {
     run.status = "complete";
     out.exit_code = all_expected ? 0 : 1;
