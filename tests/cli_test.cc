@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,6 +116,9 @@ struct BadInput {
   const char* says;
 };
 
+// Test names show the arguments, not the struct's bytes.
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.args; }
+
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, OneClearLineAndExitTwo) {
@@ -204,6 +208,26 @@ TEST_P(CliInterrupt, TearsDownAndWritesPartialResults) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliInterrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT));
+
+// Under umask 000 a run directory is still writable by its owner alone, and a temporary results
+// file a killed writer left (results.json.tmp-<dead pid>) is removed by the next run into it.
+TEST(Cli, RunDirectoryIsNotWorldWritableAndDebrisIsRemoved) {
+  const std::string out = temp_dir("umask");
+  const std::string args = fmt::format("run --scenario locked/whole-step --start fork --procs 1 --steps 10 --format none --out {}", out);
+  Result r = run(fmt::format("--version >/dev/null; umask 000; {} {}", SHAREBENCH_BINARY, args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const fs::perms p = fs::status(out).permissions();
+  EXPECT_EQ(p & fs::perms::others_write, fs::perms::none);
+  EXPECT_EQ(p & fs::perms::group_write, fs::perms::none);
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string debris = fmt::format("{}/results.json.tmp-{}", out, dead);
+  std::ofstream(debris) << "{";
+  r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(debris));
+}
 
 // A runner killed by SIGKILL cannot clean up: the next run reclaims what it left (its named
 // segments and private directory), says so, and touches nothing of a live process.

@@ -131,6 +131,9 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       if (own_process) {
         if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
       }
+      // Its work is done; a worker that hangs from here on (a destructor that never returns) is
+      // reported as "done, exiting".
+      slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
     }  // the scenario object is gone: what it held open (a socket, a process group) is closed
     if (own_process) {
       int leaked = 0;
@@ -138,7 +141,6 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       slot.leaked_fds = leaked;
       std::snprintf(slot.leaked_fd_names, sizeof slot.leaked_fd_names, "%s", names.c_str());
     }
-    slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
     return kWorkerExitOk;
   } catch (const std::exception& e) {
     write_error(slot, e.what());

@@ -2,9 +2,11 @@
 #include "harness/results/run_directory.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -17,7 +19,10 @@ namespace fs = std::filesystem;
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A stale file of this name (a killed process that had this pid) goes first; then the file is
+  // made fresh: never through a link someone planted, never one that already exists.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
   const char* p = contents.data();
   std::size_t left = contents.size();
@@ -47,13 +52,29 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
   RunDirectory d;
   d.path_ = out_dir.empty() ? runs_root + "/" + run_id : out_dir;
   std::error_code ec;
+  const bool existed = fs::exists(d.path_, ec);
   fs::create_directories(d.path_, ec);
+  if (!existed && !ec) {
+    // Readable by all, writable by the owner alone, whatever the umask (under umask 000 a run
+    // directory would otherwise be world-writable).
+    fs::permissions(d.path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec, ec);
+  }
   if (ec || !fs::is_directory(d.path_)) {
     throw OutputPathError(fmt::format("cannot create output directory '{}': {}", d.path_,
                                          ec ? ec.message() : "a file of that name exists"));
   }
   if (::access(d.path_.c_str(), W_OK) != 0) {
     throw OutputPathError(fmt::format("output directory '{}' is not writable", d.path_));
+  }
+  // Temporary results files of writers that were killed mid-write (results.json.tmp-<pid>, the pid
+  // gone): the results file itself is whole, these are only debris.
+  for (const auto& entry : fs::directory_iterator(d.path_, ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto at = name.rfind(".tmp-");
+    if (at == std::string::npos || name.find_first_not_of("0123456789", at + 5) != std::string::npos || at + 5 == name.size()) continue;
+    const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
   }
   if (out_dir.empty()) {
     const fs::path link = fs::path(runs_root) / "latest";
