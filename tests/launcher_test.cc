@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -136,6 +137,32 @@ TEST(WorkerExit, AWorkerProcessThatHangsAfterItsWorkIsAHang) {
     EXPECT_LT(rep.wall_s, 15) << to_string(m);
     ASSERT_EQ(rep.workers.size(), 2u);
     EXPECT_NE(rep.workers[0].stall.find("done, exiting at step 5"), std::string::npos) << rep.workers[0].stall;
+  }
+}
+
+// setup() and check() run under the deadline too: one that never returns ends its cell as
+// setup-timeout, saying where it is stuck, and the next cells run as usual.
+TEST(RunnerCalls, ASetupOrCheckThatBlocksEndsItsCellAndTheRunGoesOn) {
+  for (const char* variant : {"setup-blocks", "check-blocks"}) {
+    PlannedCell c = probe(variant, StartMethod::kFork, 2);
+    c.config.hang_timeout_s = 1;
+    c.config.deadline_s = 2;
+    const auto t0 = std::chrono::steady_clock::now();
+    const Repetition rep = run_repetition(c, 0);
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(rep.status, RunStatus::kSetupTimeout) << variant << ": " << rep.status_message;
+    EXPECT_LT(took_s, 15) << variant;
+    const std::string what = std::string(variant) == "setup-blocks" ? "probe's setup() did not return within 2 s"
+                                                                     : "probe's check() did not return within 2 s";
+    EXPECT_NE(rep.status_message.find(what), std::string::npos) << rep.status_message;
+    EXPECT_NE(rep.status_message.find("stuck: tid "), std::string::npos) << rep.status_message;
+    EXPECT_EQ(rep.verdict, Verdict::kFail) << variant;
+    for (StartMethod later : {StartMethod::kFork, StartMethod::kForkserver, StartMethod::kSpawn}) {
+      const Repetition next = run_repetition(probe("ok", later, 2), 0);
+      EXPECT_EQ(next.status, RunStatus::kCompleted) << "after " << variant << ", " << to_string(later) << ": "
+                                                    << next.status_message;
+      EXPECT_TRUE(next.as_expected) << next.expectation_message;
+    }
   }
 }
 

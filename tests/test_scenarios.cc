@@ -34,6 +34,8 @@ class ProbeScenario : public Scenario {
   }
   void setup(SetupContext& ctx) override {
     ctx.arena().allocate(kProbeRegion, sizeof(std::int64_t) * ProcessMutex::kMaxRanks);
+    // A setup that blocks for good (a peer that never comes): the runner must go on without it.
+    while (cell_.variant == "setup-blocks") std::this_thread::sleep_for(std::chrono::seconds(1));
     // Planted leaks for the leak check: a descriptor and a /dev/shm entry nobody releases.
     if (cell_.variant == "leak-fd") leaked_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (cell_.variant == "leak-shm") {
@@ -92,6 +94,7 @@ class ProbeScenario : public Scenario {
     block_in_destructor_ = v == "hangs-on-the-way-out" && ctx.rank() == 0;
   }
   void check(CheckContext& ctx) override {
+    while (cell_.variant == "check-blocks") std::this_thread::sleep_for(std::chrono::seconds(1));
     auto* values = static_cast<std::int64_t*>(ctx.arena().get(kProbeRegion));
     bool all = true;
     for (int r = 0; r < ctx.cell().procs; ++r) all &= values[r] == (r + 1) * 10;
@@ -118,6 +121,8 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("signal", "rank 1 dies of SIGKILL")
     ->Variant("hang", "rank 0 stops making progress")
     ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")
-    ->Variant("leak-shm", "the runner side creates a /dev/shm entry and never unlinks it");
+    ->Variant("leak-shm", "the runner side creates a /dev/shm entry and never unlinks it")
+    ->Variant("setup-blocks", "setup() never returns")
+    ->Variant("check-blocks", "check() never returns");
 
 }  // namespace sharebench::testing

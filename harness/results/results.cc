@@ -33,6 +33,7 @@ std::string to_string(RunStatus s) {
     case RunStatus::kInterrupted: return "interrupted";
     case RunStatus::kSkipped: return "skipped";
     case RunStatus::kError: return "error";
+    case RunStatus::kSetupTimeout: return "setup-timeout";
   }
   return "error";
 }
@@ -40,7 +41,7 @@ std::string to_string(RunStatus s) {
 std::optional<RunStatus> parse_run_status(const std::string& s) {
   for (RunStatus r : {RunStatus::kCompleted, RunStatus::kHang, RunStatus::kDeadline,
                       RunStatus::kWorkerFailed, RunStatus::kInterrupted, RunStatus::kSkipped,
-                      RunStatus::kError}) {
+                      RunStatus::kError, RunStatus::kSetupTimeout}) {
     if (to_string(r) == s) return r;
   }
   return std::nullopt;

@@ -61,6 +61,7 @@ enum class RunStatus {
   kInterrupted,  // SIGINT/SIGTERM reached the runner
   kSkipped,      // the cell cannot run here (reason in status_message)
   kError,        // the harness itself failed to set the cell up
+  kSetupTimeout, // the scenario's setup() or check(), which the runner calls, outlived --deadline
 };
 std::string to_string(RunStatus s);
 std::optional<RunStatus> parse_run_status(const std::string& s);

@@ -22,6 +22,7 @@
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
 #include "harness/runner/dead_run_sweep.h"
+#include "harness/runner/scenario_executor.h"
 #include "harness/runner/leak_check.h"
 #include "harness/runner/private_dir.h"
 #include "harness/watchdog/sanitizer_reports.h"
@@ -269,7 +270,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   std::vector<std::string> worker_fd_leaks;  // what each worker process reported left open
   try {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered", cell.scenario));
-    auto scenario = info->create(cell);
+    // Shared, not owned: a setup() or check() that outlives its deadline goes on running on its
+    // own (scenario_executor.h) and must find the scenario and the arena still there.
+    std::shared_ptr<Scenario> scenario = info->create(cell);
     if (auto reason = scenario->unavailable()) {
       rep.status = RunStatus::kSkipped;
       rep.status_message = *reason;
@@ -284,15 +287,20 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       }
       faults.emplace(cell.fault, cell.hang_timeout_s);
     }
-    SharedArena arena = SharedArena::create(static_cast<std::size_t>(cell.arena_mb) << 20);
+    auto arena_owner = std::make_shared<SharedArena>(SharedArena::create(static_cast<std::size_t>(cell.arena_mb) << 20));
+    SharedArena& arena = *arena_owner;
     auto* block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, cell.procs);
     const PrivateDirectory private_dir;  // removed, with the workers' stderr files, when the repetition ends
     std::snprintf(block->private_dir, sizeof block->private_dir, "%s", private_dir.path().c_str());
-    SetupContext setup(cell, arena, private_dir.path());
+    const auto config = std::make_shared<const CellConfig>(cell);
     {
       // Every ProcessMutex and ProcessBarrier setup() lays out registers with the cell's registry.
       const LockRegistry::RegistrationScope registering(block->locks, arena.base(), arena.capacity());
-      scenario->setup(setup);
+      ScenarioExecutor::instance().call(cell, cell.deadline_s, fmt::format("{}'s setup()", cell.scenario),
+                                        wants_gdb_stacks(cell), [scenario, arena_owner, config, dir = private_dir.path()] {
+                                          SetupContext setup(*config, *arena_owner, dir);
+                                          scenario->setup(setup);
+                                        });
     }
 
     auto launcher = make_launcher(cell.start);
@@ -357,16 +365,31 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.checks.push_back(injected);
     }
 
-    CheckContext check(cell, arena, rep);
+    // The checker works on a copy of the repetition, which stays its own if it never returns.
+    auto checked = std::make_shared<Repetition>(rep);
     try {
-      scenario->check(check);
+      ScenarioExecutor::instance().call(cell, cell.deadline_s, fmt::format("{}'s check()", cell.scenario),
+                                        wants_gdb_stacks(cell), [scenario, arena_owner, config, checked] {
+                                          CheckContext check(*config, *arena_owner, *checked);
+                                          scenario->check(check);
+                                        });
+      rep = *checked;
+    } catch (const CallTimedOut& e) {
+      rep.status = RunStatus::kSetupTimeout;
+      rep.status_message = e.what();
+      rep.checks.push_back(Check{"checker", Verdict::kFail, std::nullopt, e.what()});
     } catch (const std::exception& e) {
+      rep = *checked;
       rep.checks.push_back(Check{"checker", Verdict::kUnknown, std::nullopt,
                                  fmt::format("the scenario's checker threw: {}", e.what())});
     }
     if (!info->opted_out("lock-order")) {
       if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
     }
+  } catch (const CallTimedOut& e) {
+    rep.status = RunStatus::kSetupTimeout;
+    rep.status_message = e.what();
+    rep.checks.push_back(Check{"setup", Verdict::kFail, std::nullopt, e.what()});
   } catch (const std::exception& e) {
     rep.status = RunStatus::kError;
     rep.status_message = e.what();

@@ -1,5 +1,5 @@
-// Planted: a worker whose private memory grows every step (a cache that is never trimmed: 2 MiB a
-// step, written so the pages are really its own). The harness's `memory` check must flag it (growth
+// Planted: a worker whose private memory grows every step (a cache, a member of the worker's
+// scenario object, that is never trimmed: 2 MiB a step, written so the pages are really its own). The harness's `memory` check must flag it (growth
 // past --max-growth-mb between a quarter of the way through and the end). Twin `steady`: the same
 // buffer, allocated once and rewritten every step.
 #include <chrono>
@@ -19,13 +19,12 @@ class MemoryGrowth : public sharebench::Scenario {
   explicit MemoryGrowth(const sharebench::CellConfig& c) : cell_(c) {}
   void setup(sharebench::SetupContext&) override {}
   void work(sharebench::WorkerContext& ctx) override {
-    std::vector<std::unique_ptr<char[]>> cache;
     auto steady = std::make_unique<char[]>(kChunk);
     ctx.wait_for_start();
     for (std::int64_t step = 1; step <= cell_.workload.steps; ++step) {
       if (cell_.variant == "grows") {
-        cache.push_back(std::make_unique<char[]>(kChunk));
-        std::memset(cache.back().get(), static_cast<int>(step), kChunk);
+        cache_.push_back(std::make_unique<char[]>(kChunk));
+        std::memset(cache_.back().get(), static_cast<int>(step), kChunk);
       } else {
         std::memset(steady.get(), static_cast<int>(step), kChunk);
       }
@@ -37,6 +36,7 @@ class MemoryGrowth : public sharebench::Scenario {
 
  private:
   sharebench::CellConfig cell_;
+  std::vector<std::unique_ptr<char[]>> cache_;  // the worker's cache: kept as long as it lives
 };
 
 }  // namespace
