@@ -103,7 +103,9 @@ std::optional<Check> memory_check(const Supervision& sup, const HarnessBlock& bl
   int worst_rank = -1, measured = 0;
   for (const auto& [rank, t] : sup.memory) {
     double a = 0, b = 0;
-    const double end_mb = static_cast<double>(block.slots[rank].uss_kb_at_end.load()) / 1024;
+    // The later of the worker's own readings: as work() returned, and its last while it worked.
+    const double end_mb = static_cast<double>(std::max(block.slots[rank].uss_kb_at_end.load(),
+                                                       block.slots[rank].uss_kb_while_working.load())) / 1024;
     const auto growth = t.sustained_growth_mb(end_mb, &a, &b);
     if (!growth) continue;
     ++measured;

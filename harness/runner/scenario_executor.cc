@@ -69,6 +69,10 @@ void ScenarioExecutor::call(const CellConfig& cell, double limit_s, const std::s
         } catch (...) {
           error = std::current_exception();
         }
+        // What the call captured (the scenario, the arena) is released here, before the runner
+        // goes on: the last reference must stay the runner's, or an arena's descriptor could be
+        // closed on this thread while the runner counts its descriptors.
+        job->fn = nullptr;
         std::lock_guard<std::mutex> lock(lane->mutex);
         job->error = error;
         job->done = true;

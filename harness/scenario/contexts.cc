@@ -10,12 +10,17 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/scenario.h"
+#include "harness/watchdog/memory_probe.h"
 
 #include <chrono>
 #include <thread>
 #include "harness/util/clock.h"
 
 namespace sharebench {
+
+namespace {
+constexpr std::int64_t kMemoryReadingIntervalNs = 250'000'000;
+}  // namespace
 
 std::string SetupContext::private_path(const std::string& name) const {
   if (private_dir_.empty()) throw std::logic_error("this setup context has no private directory");
@@ -46,6 +51,18 @@ void WorkerContext::beat(std::int64_t steps_done) {
   slot_->steps.store(steps_done, std::memory_order_relaxed);
   slot_->last_beat_ns.store(monotonic_ns(), std::memory_order_relaxed);
   slot_->heartbeat.fetch_add(1, std::memory_order_release);
+  // A worker process reads its own private memory now and then (about 1 ms each, every 250 ms).
+  if (cell_.start != StartMethod::kThread) {
+    const std::int64_t now = monotonic_ns();
+    if (next_memory_reading_ns_ == 0) {
+      next_memory_reading_ns_ = now + kMemoryReadingIntervalNs;
+    } else if (now >= next_memory_reading_ns_) {
+      next_memory_reading_ns_ = now + kMemoryReadingIntervalNs;
+      if (auto m = sample_memory(::getpid())) {
+        slot_->uss_kb_while_working.store(static_cast<std::int64_t>(m->uss_mb * 1024), std::memory_order_relaxed);
+      }
+    }
+  }
   // --step-delay-us slows every scenario alike: after each unit of progress, not inside it.
   if (cell_.workload.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(cell_.workload.step_delay_us));
 }

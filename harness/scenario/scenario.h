@@ -87,6 +87,7 @@ class WorkerContext {
   HarnessBlock* block_;
   WorkerSlot* slot_;
   int rank_;
+  std::int64_t next_memory_reading_ns_ = 0;  // beat() reads its own process's memory at most this often
 };
 
 // What check() sees of one worker.

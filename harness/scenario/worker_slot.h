@@ -45,6 +45,9 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> locks_held{0};    // ProcessMutexes this worker holds (fault injection)
   std::atomic<std::int32_t> waiting_barrier{-1};  // LockRegistry id of the barrier it waits at, or -1
   std::atomic<std::int64_t> uss_kb_at_end{0};     // its process's private memory as work() returned (0: not read)
+  // Its own latest reading while it worked (beat(), at most every 250 ms; 0: none): the memory
+  // check's end does not depend on the watchdog being scheduled on a loaded machine.
+  std::atomic<std::int64_t> uss_kb_while_working{0};
   // Descriptors the worker process opened during work() (the scenario object included) and left
   // open, with what the first few point at; process start methods only.
   std::int32_t leaked_fds = 0;
