@@ -89,6 +89,28 @@ TEST_P(ProcessStartMethod, ReportsASignalAndReleasesTheSiblings) {
   expect_no_survivors(rep);
 }
 
+// Launching is judged by its own clock: a worker that blocks before it attaches is a hang after the
+// hang timeout, one that keeps using CPU (as loading LibTorch does) only at the launch deadline,
+// and the stall text, taken before the workers are stopped, says they were launching.
+TEST_P(ProcessStartMethod, ALaunchThatBlocksIsAHangAndOneThatSpinsMeetsTheLaunchDeadline) {
+  const Repetition blocked = run_repetition(probe("launch-blocks", GetParam(), 2), 0);
+  EXPECT_EQ(blocked.status, RunStatus::kHang);
+  EXPECT_NE(blocked.status_message.find("while workers were still launching"), std::string::npos)
+      << blocked.status_message;
+  expect_no_survivors(blocked);
+
+  const Repetition spun = run_repetition(probe("launch-spins", GetParam(), 2), 0);
+  EXPECT_EQ(spun.status, RunStatus::kHang);
+  EXPECT_NE(spun.status_message.find("still launching after the launch deadline of"), std::string::npos)
+      << spun.status_message;
+  EXPECT_NE(spun.workers.at(0).stall.find("launching at step 0"), std::string::npos) << spun.workers.at(0).stall;
+  // Past the hang timeout (1.5 s), but no later than the launch deadline (hang timeout + 4 x the
+  // expected launch) allows, with room for a loaded machine.
+  EXPECT_GT(spun.wall_s, 1.5);
+  EXPECT_LT(spun.wall_s, 30);
+  expect_no_survivors(spun);
+}
+
 INSTANTIATE_TEST_SUITE_P(Launchers, ProcessStartMethod,
                          ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver),
                          [](const auto& info) { return std::string(to_string(info.param)); });

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -26,7 +27,17 @@ int leaked_fd = -1;
 namespace {
 class ProbeScenario : public Scenario {
  public:
-  explicit ProbeScenario(const CellConfig& c) : cell_(c) {}
+  explicit ProbeScenario(const CellConfig& c) : cell_(c) {
+    // A worker that never finishes launching (its scenario object is made before it attaches):
+    // one spins (uses CPU, which counts as launch progress), one blocks (uses none).
+    if (std::getenv("SHAREBENCH_WORKER_RANK") != nullptr) {
+      if (c.variant == "launch-spins") {
+        for (volatile std::uint64_t i = 0;; i = i + 1) {
+        }
+      }
+      while (c.variant == "launch-blocks") std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
   // hangs-on-the-way-out: a worker's scenario object never finishes being destroyed (a destructor
   // joining a thread that never ends), after its work() returned.
   ~ProbeScenario() override {
@@ -120,6 +131,8 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("worker-shm", "rank 1 creates a /dev/shm segment with the run's prefix and leaves it")
     ->Variant("signal", "rank 1 dies of SIGKILL")
     ->Variant("hang", "rank 0 stops making progress")
+    ->Variant("launch-spins", "every worker process spins for good before it attaches")
+    ->Variant("launch-blocks", "every worker process blocks for good before it attaches")
     ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")
     ->Variant("leak-shm", "the runner side creates a /dev/shm entry and never unlinks it")
     ->Variant("setup-blocks", "setup() never returns")

@@ -29,6 +29,7 @@
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
 #include "harness/scenario/cell_flags.h"
+#include "harness/watchdog/launch_budget.h"
 #include "harness/watchdog/process_probe.h"
 #include "harness/watchdog/wait_for.h"
 #include "harness/watchdog/watchdog.h"
@@ -322,7 +323,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
           progress(p);
         };
       }
-      sup = supervise(*group, *block, WatchdogLimits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell)},
+      WatchdogLimits limits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell)};
+      limits.launch_deadline_s = launch_deadline_s(cell.start, cell.procs, usable_cores(), cell.hang_timeout_s);
+      sup = supervise(*group, *block, limits,
                       [&] {
                         wait_for = describe_wait_for(*block);
                         scenario->before_teardown(arena);

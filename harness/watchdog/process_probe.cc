@@ -31,6 +31,20 @@ std::string state_of(const std::string& stat_line) {
 }
 }  // namespace
 
+long long cpu_ticks(pid_t pid) {
+  const std::string stat = read_first_line(fmt::format("/proc/{}/stat", pid));
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  // After the command name: state (field 3) ... utime (14) and stime (15).
+  std::istringstream fields(stat.substr(close + 2));
+  std::string skip;
+  for (int field = 3; field < 14 && fields >> skip; ++field) {
+  }
+  long long user = 0, system = 0;
+  if (!(fields >> user >> system)) return -1;
+  return user + system;
+}
+
 std::string describe_process(pid_t pid, pid_t only_tid) {
   const std::string task_dir = fmt::format("/proc/{}/task", pid);
   DIR* dir = ::opendir(task_dir.c_str());

@@ -12,6 +12,10 @@ namespace sharebench {
 // (a rank of the thread start method), that thread alone.
 std::string describe_process(pid_t pid, pid_t only_tid = 0);
 
+// CPU time (user + system, all threads) the process has used so far, in clock ticks; -1 when it
+// is gone. A launching worker that uses CPU is making progress even before it reports any.
+long long cpu_ticks(pid_t pid);
+
 // Whether gdb can be run (found on PATH).
 bool gdb_available();
 // Every thread's stack of a live process, from `gdb -p PID -batch` (thread headers and frames

@@ -24,6 +24,9 @@ constexpr auto kReapGrace = std::chrono::seconds(10);
 // How often each worker's memory is sampled: often enough for a short cell to have a few samples,
 // rarely enough that reading smaps_rollup (tens of µs) costs nothing beside the run.
 constexpr auto kMemoryInterval = std::chrono::milliseconds(100);
+// gdb takes 2–3 s per LibTorch process (more on a loaded machine): 64 stuck workers would keep a
+// hang's teardown busy for minutes. The ranks the hang names come first.
+constexpr int kMaxGdbProcesses = 8;
 
 std::string phase_name(std::int32_t p) {
   switch (static_cast<WorkerPhase>(p)) {
@@ -56,7 +59,9 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
   std::vector<Clock::time_point> last_progress(procs, start);
   auto launch_progress = start;
   auto next_memory_sample = start;
+  std::vector<long long> launch_cpu(procs, -1);  // CPU ticks each launching worker had used
   std::vector<int> failed_ranks;
+  std::vector<int> stalled;  // the ranks a hang names
 
   // Under the thread start method a rank whose thread returned cannot hang, though its exit is only
   // seen when the whole host ends. A worker process that finished its work and then hangs on its
@@ -88,7 +93,7 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
       break;
     }
     const bool launching = block.start_barrier.generation() == 0 && !block.start_barrier.aborted();
-    std::vector<int> stalled;
+    stalled.clear();
     for (int r = 0; r < procs; ++r) {
       if (sup.exits.count(r)) continue;
       const WorkerSlot& s = block.slots[r];
@@ -99,6 +104,22 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
         last_phase[r] = phase;
         last_progress[r] = now;
         if (launching) launch_progress = now;
+      }
+    }
+    if (launching && !threads && now >= next_memory_sample) {
+      // A launching worker that uses CPU (loading LibTorch, say) is making progress. Under threads
+      // every rank shares the host's CPU time, the runner's included: not a signal.
+      const auto pids = group.pids();
+      for (int r = 0; r < procs && static_cast<std::size_t>(r) < pids.size(); ++r) {
+        if (sup.exits.count(r) || pids[r] <= 0 ||
+            block.slots[r].phase.load(std::memory_order_acquire) != static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
+          continue;
+        }
+        const long long ticks = cpu_ticks(pids[r]);
+        if (ticks > launch_cpu[r]) {
+          if (launch_cpu[r] >= 0) launch_progress = now;
+          launch_cpu[r] = ticks;
+        }
       }
     }
     double quiet_s = 0;
@@ -127,6 +148,17 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
                                 fmt::join(stalled, ", "), launching ? " while workers were still launching" : "");
       break;
     }
+    if (launching && limits.launch_deadline_s > 0 && now - start > std::chrono::duration<double>(limits.launch_deadline_s)) {
+      for (int r = 0; r < procs; ++r) {
+        if (!sup.exits.count(r) && block.slots[r].phase.load() == static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
+          stalled.push_back(r);
+        }
+      }
+      sup.status = RunStatus::kHang;
+      sup.message = fmt::format("rank(s) {} still launching after the launch deadline of {:.0f} s",
+                                fmt::join(stalled, ", "), limits.launch_deadline_s);
+      break;
+    }
     if (now - start > deadline_after) {
       sup.status = RunStatus::kDeadline;
       sup.message = fmt::format("cell ran past its {:.0f} s deadline", limits.deadline_s);
@@ -146,16 +178,27 @@ Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLim
       sup.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
                                   describe_process(pids.at(static_cast<std::size_t>(r)), tid));
     }
+    // Frozen before the (slow) stacks are taken, so they show the stuck state.
+    group.send_all(SIGSTOP);
     if (limits.gdb_stacks && sup.status != RunStatus::kInterrupted) {
-      std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
+      std::vector<int> order = stalled;
       for (int r = 0; r < procs; ++r) {
+        if (std::find(order.begin(), order.end(), r) == order.end()) order.push_back(r);
+      }
+      std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
+      for (int r : order) {
         if (sup.exits.count(r)) continue;
         const pid_t pid = pids.at(static_cast<std::size_t>(r));
-        if (!by_pid.count(pid)) by_pid[pid] = gdb_stacks(pid);
+        if (!by_pid.count(pid)) {
+          by_pid[pid] = by_pid.size() < kMaxGdbProcesses
+                            ? gdb_stacks(pid)
+                            : fmt::format("(not taken: stacks are taken for {} processes at most, the ranks the hang "
+                                          "names first)",
+                                          kMaxGdbProcesses);
+        }
         sup.stacks[r] = by_pid[pid];
       }
     }
-    group.send_all(SIGSTOP);
     if (before_teardown) {
       try {
         before_teardown();

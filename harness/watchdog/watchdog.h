@@ -2,11 +2,15 @@
 // as they come, aborts the start barrier when a worker fails (so no sibling waits for it forever),
 // and declares
 //   a hang      when a worker's heartbeat has not moved for the hang timeout (while workers are
-//               still launching, any sibling's launch progress counts, so a slow spawn of many
-//               workers is not taken for a hang),
+//               still launching, any sibling's launch progress counts, CPU time a launching
+//               worker uses included, so a slow spawn of many workers is not taken for a hang),
+//               or when launching runs past its own deadline (launch_budget.h),
 //   a deadline  when the cell as a whole runs past its deadline,
 //   an interrupt when SIGINT/SIGTERM reached the runner.
-// In each case it records where every stuck worker was, kills them all and waits for the exits.
+// In each case it records where every stuck worker was (/proc, at once), stops them all with
+// SIGSTOP, takes their stacks (gdb, seconds) and the scenario's snapshot of the frozen state, then
+// kills them and waits for the exits: the evidence is of the stuck state, not of what a worker did
+// while gdb was busy with its siblings.
 // Every kMemoryInterval it samples each worker process's memory (memory_probe.h).
 // It never returns while a worker of the group still runs.
 #pragma once
@@ -28,6 +32,7 @@ struct WatchdogLimits {
   double hang_timeout_s = 10;
   double deadline_s = 120;
   bool gdb_stacks = false;  // on a hang, also take every thread's stack with gdb
+  double launch_deadline_s = 0;  // 0: launching has no deadline of its own (the hang timeout alone)
 };
 
 struct Supervision {
