@@ -15,6 +15,7 @@
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/resource_limits.h"
 #include "harness/runner/runner.h"
 #include "harness/scenario/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
@@ -114,6 +115,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       cells = plan_matrix(f->request);
       shard.planned_cells = cells.size();
       cells = shard_cells(cells, shard.index, shard.total);
+      ensure_resource_limits(resource_needs(cells));  // before LibTorch's pools and the forkserver
     } catch (const UsageError& e) {
       return usage_error(e.what());
     }

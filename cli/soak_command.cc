@@ -18,6 +18,7 @@
 #include "harness/launch/launcher.h"
 #include "harness/results/run_directory.h"
 #include "harness/runner/interrupt.h"
+#include "harness/runner/resource_limits.h"
 #include "harness/runner/leak_check.h"
 #include "harness/runner/runner.h"
 #include "harness/runner/soak.h"
@@ -91,6 +92,7 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
     std::vector<PlannedCell> cells;
     try {
       cells = plan_soak(f->options);
+      ensure_resource_limits(resource_needs(cells));  // before LibTorch's pools and the forkserver
     } catch (const UsageError& e) {
       return usage_error(e.what());
     }

@@ -15,8 +15,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 77
 fi
 neighbour=sbneighbour
-id "$neighbour" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$neighbour" ||
-  { echo "FAIL: useradd $neighbour"; exit 1; }
+second_user "$neighbour"
 chmod 755 "$out"
 cp "$src/tests/security_neighbour.py" "$out/neighbour.py" && chmod 644 "$out/neighbour.py"
 victim=$out/victim  # what a planted symlink points at: it must stay empty

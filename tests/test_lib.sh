@@ -8,3 +8,9 @@ out=$2
 rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+# second_user NAME: makes (once) a system user without a home or shell, for tests that need a
+# second uid; the caller checks for root first.
+second_user() {
+  id "$1" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$1" ||
+    { echo "FAIL: useradd $1"; exit 1; }
+}
