@@ -30,8 +30,8 @@ struct StepFixture {
     torch::set_num_threads(1);
     data = make_dataset(cell.workload);
     model = make_model(cell.workload);
-    publish_parameters(arena, *model, "model");
-    bind_parameters(arena, *model, "model");
+    publish_parameters(arena, model->parameters(), "model");
+    bind_parameters(arena, model->parameters(), "model");
     params = model->parameters();
     block = arena.create<HarnessBlock>(HarnessBlock::kRegionName, 1);
     section = arena.create<SectionMonitor>("section");
@@ -39,14 +39,14 @@ struct StepFixture {
   void step(std::int64_t s) {
     const torch::Tensor x = batch_x(data, cell.workload, s);
     const torch::Tensor y = batch_y(data, cell.workload, s);
-    last_loss = compute_gradients(model, x, y);
+    last_loss = compute_gradients(*model, x, y);
     apply_sgd(params, {}, cell.workload.lr, 0.0);
   }
 
   CellConfig cell;
   SharedArena arena;
   Dataset data;
-  Mlp model{nullptr};
+  std::unique_ptr<Model> model;
   std::vector<torch::Tensor> params;
   HarnessBlock* block = nullptr;
   SectionMonitor* section = nullptr;

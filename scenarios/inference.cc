@@ -34,20 +34,20 @@ struct InferenceState {
 torch::Tensor probe_batch(const Dataset& d) { return d.test_x.narrow(0, 0, kProbeRows); }
 
 torch::Tensor inference_batch(const Dataset& d, const WorkloadOptions& w, std::int64_t t) {
-  const std::int64_t batches = std::max<std::int64_t>(1, w.test_rows / w.batch);
+  const std::int64_t batches = std::max<std::int64_t>(1, d.test_x.size(0) / w.batch);
   return d.test_x.narrow(0, (t % batches) * w.batch, w.batch);
 }
 
 // One process doing the same number of forward passes as one worker: the scaling baseline.
-double serial_samples_per_s(const WorkloadOptions& w, Mlp& model, const Dataset& d) {
+double serial_samples_per_s(const WorkloadOptions& w, Model& model, const Dataset& d) {
   static std::mutex mu;
   static std::map<std::string, double> cache;
-  const std::string key = fmt::format("{}/{}/{}/{}/{}", w.batch, w.hidden, w.input, w.steps, w.seed);
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}", w.batch, w.hidden, w.input, w.steps, w.seed, w.model);
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   torch::NoGradGuard no_grad;
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::int64_t s = 0; s < w.steps; ++s) model->forward(inference_batch(d, w, s));
+  for (std::int64_t s = 0; s < w.steps; ++s) model.forward(inference_batch(d, w, s));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return cache[key] = elapsed > 0 ? static_cast<double>(w.steps * w.batch) / elapsed : 0;
 }
@@ -68,19 +68,20 @@ class InferenceScenario : public Scenario {
     SharedArena& arena = ctx.arena();
     const Dataset data = make_dataset(w);
     publish_dataset(arena, data);
-    Mlp model = make_model(w);
-    publish_parameters(arena, *model, kParams);
+    const auto model = make_model(w);
+    publish_parameters(arena, model->parameters(), kParams);
     torch::NoGradGuard no_grad;
-    arena_tensor(arena, kReference, {kProbeRows, w.classes}).copy_(model->forward(probe_batch(data)));
-    arena.create<InferenceState>(kState)->checksum = parameter_checksum(*model);
+    const torch::Tensor reference = model->forward(probe_batch(data));
+    arena_tensor(arena, kReference, reference.sizes()).copy_(reference);
+    arena.create<InferenceState>(kState)->checksum = parameter_checksum(model->parameters());
   }
 
   void work(WorkerContext& ctx) override {
     const WorkloadOptions& w = cell_.workload;
     SharedArena& arena = ctx.arena();
     const Dataset data = bind_dataset(arena, w);
-    Mlp model(w.input, w.hidden, w.classes);
-    bind_parameters(arena, *model, kParams);
+    const auto model = make_model(w);
+    bind_parameters(arena, model->parameters(), kParams);
     torch::NoGradGuard no_grad;
     if (cell_.variant == "writer" && ctx.rank() == 0) {
       // The planted bug: a reader that writes. Before the start barrier, so every other worker's
@@ -99,7 +100,7 @@ class InferenceScenario : public Scenario {
     }
     ctx.finish();
     const torch::Tensor probe = model->forward(probe_batch(data));
-    const torch::Tensor reference = arena_view(arena, kReference, {kProbeRows, w.classes});
+    const torch::Tensor reference = arena_view(arena, kReference, probe.sizes());
     ctx.metric("probe_identical", torch::equal(probe, reference) ? 1 : 0);
     ctx.metric("probe_max_abs_diff", (probe - reference).abs().max().item<double>());
     ctx.metric("latency_p50_us", percentile(latencies_us, 0.50));
@@ -109,9 +110,10 @@ class InferenceScenario : public Scenario {
   void check(CheckContext& ctx) override {
     const WorkloadOptions& w = cell_.workload;
     SharedArena& arena = ctx.arena();
-    Mlp model(w.input, w.hidden, w.classes);
-    bind_parameters(arena, *model, kParams);
-    check_parameters_unchanged(ctx, *model, arena.lookup<InferenceState>(kState)->checksum);
+    const auto model = make_model(w);
+    bind_parameters(arena, model->parameters(), kParams);
+    check_parameters_unchanged(ctx, model->parameters(), arena.lookup<InferenceState>(kState)->checksum);
+    record_model_size(ctx, *model);
     if (!ctx.all_completed()) {
       ctx.check("probe-identical", Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
@@ -134,7 +136,7 @@ class InferenceScenario : public Scenario {
     if (sps != ctx.repetition().metrics.end()) {
       const double samples = sps->second * static_cast<double>(w.batch);
       ctx.metric("samples_per_s", samples);
-      const double serial = serial_samples_per_s(w, model, bind_dataset(arena, w));
+      const double serial = serial_samples_per_s(w, *model, bind_dataset(arena, w));
       if (serial > 0) {
         ctx.metric("serial_samples_per_s", serial);
         ctx.metric("scaling_efficiency", samples / (serial * cell_.procs));

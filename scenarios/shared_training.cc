@@ -38,10 +38,10 @@ void SharedTrainingScenario::setup(SetupContext& ctx) {
   SharedArena& arena = ctx.arena();
   auto* state = arena.create<SharedState>(kStateRegion);
   publish_dataset(arena, make_dataset(w));
-  Mlp model = make_model(w);
-  publish_parameters(arena, *model, kParamsPrefix);
-  state->initial_checksum = parameter_checksum(*model);
-  if (w.momentum > 0) parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/true);
+  const auto model = make_model(w);
+  publish_parameters(arena, model->parameters(), kParamsPrefix);
+  state->initial_checksum = parameter_checksum(model->parameters());
+  if (w.momentum > 0) parameter_shaped(arena, model->parameters(), kMomentumPrefix, /*create=*/true);
 }
 
 void SharedTrainingScenario::work(WorkerContext& ctx) {
@@ -49,8 +49,8 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
   SharedArena& arena = ctx.arena();
   auto* state = arena.lookup<SharedState>(kStateRegion);
   const Dataset data = bind_dataset(arena, w);
-  Mlp model(w.input, w.hidden, w.classes);
-  bind_parameters(arena, *model, kParamsPrefix);
+  const auto model = make_model(w);
+  bind_parameters(arena, model->parameters(), kParamsPrefix);
   if (planted_ == Planted::kForkedCopy) {
     // The mistake: the worker trains a copy. After fork, a deep copy of a model (or gradients
     // computed on one) lives in copy-on-write private pages; the shared parameters never move.
@@ -59,7 +59,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
   }
   const auto params = model->parameters();
   std::vector<torch::Tensor> buffers;
-  if (w.momentum > 0) buffers = parameter_shaped(arena, *model, kMomentumPrefix, /*create=*/false);
+  if (w.momentum > 0) buffers = parameter_shaped(arena, params, kMomentumPrefix, /*create=*/false);
 
   // The bug of kLocalLock: this lock lives in the worker's private memory.
   ProcessMutex private_lock("private-lock");
@@ -99,12 +99,12 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
           die_holding_the_lock();
         }
         GuardedSection section(state->section);
-        loss = compute_gradients(model, x, y);
+        loss = compute_gradients(*model, x, y);
         apply_sgd(params, buffers, w.lr, w.momentum);
         break;
       }
       case LockPolicy::kUpdateOnly: {
-        loss = compute_gradients(model, x, y);
+        loss = compute_gradients(*model, x, y);
         ProcessLockGuard guard(lock, rank);
         wait_ns += guard.result().waited_ns;
         GuardedSection section(state->section);
@@ -112,7 +112,7 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
         break;
       }
       case LockPolicy::kNone: {
-        loss = compute_gradients(model, x, y);
+        loss = compute_gradients(*model, x, y);
         GuardedSection section(state->section);
         apply_sgd(params, buffers, w.lr, w.momentum);
         break;
@@ -165,9 +165,10 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
     ctx.metric("overlapping_sections", static_cast<double>(state.section.overlaps.load()));
   }
   {
-    Mlp shared(w.input, w.hidden, w.classes);
-    bind_parameters(arena, *shared, kParamsPrefix);
-    check_parameters_changed(ctx, *shared, state.initial_checksum);
+    const auto shared = make_model(w);
+    bind_parameters(arena, shared->parameters(), kParamsPrefix);
+    check_parameters_changed(ctx, shared->parameters(), state.initial_checksum);
+    record_model_size(ctx, *shared);
   }
   // A planted owner death, or one a fault injected (kill-holding-lock): the lock must be recovered.
   if ((planted_ == Planted::kOwnerDeath && ctx.cell().procs >= 2) || state.mutex.owner_deaths() > 0) {
@@ -193,9 +194,9 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
     return;
   }
   const SerialReference& ref = serial_reference(w, steps);
-  Mlp model(w.input, w.hidden, w.classes);
-  bind_parameters(arena, *model, kParamsPrefix);
-  const double loss = heldout_loss(model, bind_dataset(arena, w));
+  const auto model = make_model(w);
+  bind_parameters(arena, model->parameters(), kParamsPrefix);
+  const double loss = heldout_loss(*model, bind_dataset(arena, w));
   ctx.metric("serial_steps_per_s", ref.steps_per_s);
   ctx.series(Series{"serial-loss", -1, ref.loss});
   check_convergence(ctx, loss, ref.heldout_loss, kConvergenceTolerance, fmt::format("a serial run of {} steps", steps));

@@ -28,29 +28,27 @@ torch::Tensor arena_view(SharedArena& arena, const std::string& name, at::IntArr
   return torch::from_blob(p, sizes, torch::TensorOptions().dtype(dtype));
 }
 
-void publish_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+void publish_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
   torch::NoGradGuard no_grad;
-  auto params = module.parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    auto shared = arena_tensor(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(),
-                               params[i].scalar_type());
+    auto shared = arena_tensor(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(), params[i].scalar_type());
     shared.copy_(params[i]);
-    params[i].set_data(shared);
+    torch::Tensor p = params[i];  // shares the parameter's TensorImpl: set_data rebinds the model's own
+    p.set_data(shared);
   }
 }
 
-void bind_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+void bind_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
   torch::NoGradGuard no_grad;
-  auto params = module.parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    params[i].set_data(arena_view(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(), params[i].scalar_type()));
+    torch::Tensor p = params[i];
+    p.set_data(arena_view(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(), params[i].scalar_type()));
   }
 }
 
-std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Module& module, const std::string& prefix,
-                                            bool create) {
+std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, const std::vector<torch::Tensor>& params,
+                                            const std::string& prefix, bool create) {
   std::vector<torch::Tensor> out;
-  auto params = module.parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string name = fmt::format("{}.{}", prefix, i);
     const auto dtype = params[i].scalar_type();
@@ -60,13 +58,28 @@ std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Modul
   return out;
 }
 
-std::uint64_t parameter_checksum(torch::nn::Module& module) {
+std::uint64_t parameter_checksum(const std::vector<torch::Tensor>& params) {
   std::uint64_t sum = 0;
-  for (const auto& p : module.parameters()) {
+  for (const auto& p : params) {
     auto c = p.detach().contiguous();
     sum = sum * 31 + checksum_words(c.data_ptr(), static_cast<std::size_t>(c.numel()) * c.element_size());
   }
   return sum;
 }
+
+void publish_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+  publish_parameters(arena, module.parameters(), prefix);
+}
+
+void bind_parameters(SharedArena& arena, torch::nn::Module& module, const std::string& prefix) {
+  bind_parameters(arena, module.parameters(), prefix);
+}
+
+std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Module& module, const std::string& prefix,
+                                            bool create) {
+  return parameter_shaped(arena, module.parameters(), prefix, create);
+}
+
+std::uint64_t parameter_checksum(torch::nn::Module& module) { return parameter_checksum(module.parameters()); }
 
 }  // namespace sharebench

@@ -36,6 +36,13 @@ void bind_parameters(SharedArena& arena, torch::nn::Module& module, const std::s
 std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Module& module,
                                             const std::string& prefix, bool create);
 
+// The same for a list of parameters (a TorchScript module's, or any model's, in a fixed order).
+void publish_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix);
+void bind_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix);
+std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, const std::vector<torch::Tensor>& params,
+                                            const std::string& prefix, bool create);
+std::uint64_t parameter_checksum(const std::vector<torch::Tensor>& params);
+
 // A checksum of the module's parameters (checksum_words over every element's bytes, in module
 // order): any change in any bit changes it with high probability.
 std::uint64_t parameter_checksum(torch::nn::Module& module);

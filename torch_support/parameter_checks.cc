@@ -18,6 +18,16 @@ void check_parameters_unchanged(CheckContext& ctx, torch::nn::Module& shared, st
   check_unchanged(ctx, name, published_checksum, parameter_checksum(shared), "the shared parameters");
 }
 
+void check_parameters_changed(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
+                              std::uint64_t published_checksum, const std::string& name) {
+  check_changed(ctx, name, published_checksum, parameter_checksum(shared), "the shared parameters");
+}
+
+void check_parameters_unchanged(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
+                                std::uint64_t published_checksum, const std::string& name) {
+  check_unchanged(ctx, name, published_checksum, parameter_checksum(shared), "the shared parameters");
+}
+
 void check_close(CheckContext& ctx, const torch::Tensor& got, const torch::Tensor& want, double tolerance,
                  const std::string& what, const std::string& name) {
   double diff = std::numeric_limits<double>::quiet_NaN();

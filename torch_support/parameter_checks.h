@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -19,6 +20,11 @@ void check_parameters_changed(CheckContext& ctx, torch::nn::Module& shared, std:
 // `parameters-unchanged`: fails when a read-only run changed any bit of the shared parameters.
 void check_parameters_unchanged(CheckContext& ctx, torch::nn::Module& shared, std::uint64_t published_checksum,
                                 const std::string& name = "parameters-unchanged");
+// The same for a list of parameters (any model's, in its fixed order).
+void check_parameters_changed(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
+                              std::uint64_t published_checksum, const std::string& name = "updates-reached-model");
+void check_parameters_unchanged(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
+                                std::uint64_t published_checksum, const std::string& name = "parameters-unchanged");
 // `matches-serial` (or `name`): fails when any element of `got` is further than `tolerance` from
 // `want` (same shape), or either holds a NaN. Records the largest difference as a metric.
 void check_close(CheckContext& ctx, const torch::Tensor& got, const torch::Tensor& want, double tolerance,

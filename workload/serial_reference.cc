@@ -14,9 +14,9 @@ namespace sharebench {
 std::int64_t series_interval(std::int64_t steps) { return std::max<std::int64_t>(1, steps / 100); }
 
 namespace {
-std::vector<float> flatten(Mlp& model) {
+std::vector<float> flatten(Model& model) {
   std::vector<float> out;
-  for (const auto& p : model->parameters()) {
+  for (const auto& p : model.parameters()) {
     const auto c = p.detach().contiguous();
     out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
   }
@@ -27,15 +27,17 @@ std::vector<float> flatten(Mlp& model) {
 const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps) {
   static std::mutex mu;
   static std::map<std::string, SerialReference> cache;
-  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum, w.input,
-                                      w.hidden, w.classes, w.train_rows, w.test_rows, procs, steps);
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum,
+                                      w.input, w.hidden, w.classes, w.train_rows, w.test_rows, procs, steps, w.model,
+                                      w.input_shape, w.input_dtype);
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
   SerialReference ref;
   const Dataset data = make_dataset(w);
-  Mlp model = make_model(w);
-  const auto params = model->parameters();
+  const auto owned = make_model(w);
+  Model& model = *owned;
+  const auto params = model.parameters();
   std::vector<torch::Tensor> buffers;
   for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
   const std::int64_t every = series_interval(steps);

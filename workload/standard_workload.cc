@@ -1,6 +1,8 @@
 // The standard workload: model, data, batches, held-out loss.
 #include "workload/standard_workload.h"
 
+#include "harness/scenario/model_options.h"
+
 namespace sharebench {
 
 MlpImpl::MlpImpl(std::int64_t input, std::int64_t hidden, std::int64_t classes) {
@@ -18,25 +20,32 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
 Dataset make_dataset(const WorkloadOptions& w) {
   torch::NoGradGuard no_grad;
   torch::manual_seed(w.seed * 7919 + 17);
-  const std::int64_t rows = w.train_rows + w.test_rows;
-  torch::Tensor x = torch::randn({rows, w.input});
-  // A fixed random teacher: a narrower two-layer net; labels are its argmax.
-  torch::nn::Linear t1(w.input, 32), t2(32, w.classes);
-  torch::Tensor y = t2->forward(torch::relu(t1->forward(x))).argmax(1);
+  const std::int64_t train = training_rows(w), rows = train + heldout_rows(w);
+  torch::Tensor x, y;
+  if (w.model == "mlp") {
+    x = torch::randn({rows, w.input});
+    // A fixed random teacher: a narrower two-layer net; labels are its argmax.
+    torch::nn::Linear t1(w.input, 32), t2(32, w.classes);
+    y = t2->forward(torch::relu(t1->forward(x))).argmax(1);
+  } else {
+    const SampleInput in = sample_input(w);
+    std::vector<std::int64_t> sizes{rows};
+    sizes.insert(sizes.end(), in.shape.begin(), in.shape.end());
+    x = in.integer ? torch::randint(0, in.vocab, sizes, torch::kInt64) : torch::randn(sizes);
+    const auto teacher = make_teacher(w);
+    std::vector<torch::Tensor> outs;
+    for (std::int64_t at = 0; at < rows; at += 256) outs.push_back(teacher->forward(x.narrow(0, at, std::min<std::int64_t>(256, rows - at))));
+    y = torch::cat(outs).to(torch::kFloat32).contiguous();
+  }
   Dataset d;
-  d.train_x = x.narrow(0, 0, w.train_rows).contiguous();
-  d.train_y = y.narrow(0, 0, w.train_rows).contiguous();
-  d.test_x = x.narrow(0, w.train_rows, w.test_rows).contiguous();
-  d.test_y = y.narrow(0, w.train_rows, w.test_rows).contiguous();
+  d.train_x = x.narrow(0, 0, train).contiguous();
+  d.train_y = y.narrow(0, 0, train).contiguous();
+  d.test_x = x.narrow(0, train, rows - train).contiguous();
+  d.test_y = y.narrow(0, train, rows - train).contiguous();
   return d;
 }
 
-Mlp make_model(const WorkloadOptions& w) {
-  torch::manual_seed(w.seed);
-  return Mlp(w.input, w.hidden, w.classes);
-}
-
-std::int64_t batches_per_epoch(const WorkloadOptions& w) { return std::max<std::int64_t>(1, w.train_rows / w.batch); }
+std::int64_t batches_per_epoch(const WorkloadOptions& w) { return std::max<std::int64_t>(1, training_rows(w) / w.batch); }
 
 torch::Tensor batch_x(const Dataset& d, const WorkloadOptions& w, std::int64_t global_step) {
   return d.train_x.narrow(0, (global_step % batches_per_epoch(w)) * w.batch, w.batch);
@@ -46,20 +55,25 @@ torch::Tensor batch_y(const Dataset& d, const WorkloadOptions& w, std::int64_t g
   return d.train_y.narrow(0, (global_step % batches_per_epoch(w)) * w.batch, w.batch);
 }
 
-double heldout_loss(Mlp& model, const Dataset& d) {
+torch::Tensor task_loss(const torch::Tensor& outputs, const torch::Tensor& targets) {
+  if (targets.scalar_type() == torch::kInt64) return torch::nn::functional::cross_entropy(outputs, targets);
+  return torch::mse_loss(outputs, targets);
+}
+
+double heldout_loss(Model& model, const Dataset& d) {
   torch::NoGradGuard no_grad;
-  return torch::nn::functional::cross_entropy(model->forward(d.test_x), d.test_y).item<double>();
+  return task_loss(model.forward(d.test_x), d.test_y).item<double>();
 }
 
 }  // namespace sharebench
 
 namespace sharebench {
 
-double compute_gradients(Mlp& model, const torch::Tensor& x, const torch::Tensor& y) {
-  for (auto& p : model->parameters()) {
+double compute_gradients(Model& model, const torch::Tensor& x, const torch::Tensor& y) {
+  for (auto& p : model.parameters()) {
     if (p.grad().defined()) p.grad().zero_();
   }
-  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  auto loss = task_loss(model.forward(x), y);
   loss.backward();
   return loss.item<double>();
 }

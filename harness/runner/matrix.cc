@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/faults/fault_injector.h"
+#include "harness/scenario/model_options.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -30,6 +31,7 @@ void validate(const MatrixRequest& r) {
   if (w.hidden < 1 || w.hidden > 65536 || w.input < 1 || w.input > 65536 || w.classes < 2 || w.classes > 65536) {
     throw UsageError("model sizes must be 1..65536 (classes at least 2)");
   }
+  sample_input(w);  // the model and its input: refused here, before anything starts
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
   if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
   if (w.average_every < 1 || w.average_every > kMaxSteps) throw UsageError("--average-every must be at least 1");

@@ -36,6 +36,10 @@ const std::vector<StartMethod>& all_start_methods() {
 
 std::string CellConfig::id() const {
   std::string id = fmt::format("{}@{}:{}", scenario_variant(), to_string(start), procs);
+  if (workload.model != "mlp") {  // "+transformer-s", or a TorchScript file's name
+    const std::size_t slash = workload.model.rfind('/');
+    id += "+" + (slash == std::string::npos ? workload.model : workload.model.substr(slash + 1));
+  }
   if (fault.active()) id += "~" + fault.spec();
   return id;
 }

@@ -22,8 +22,8 @@ std::string_view to_string(StartMethod m);
 std::optional<StartMethod> parse_start_method(std::string_view s);
 const std::vector<StartMethod>& all_start_methods();
 
-// The standard workload (an MLP on synthetic classification data, trained with SGD); every
-// strategy uses it unless a run says otherwise. Defaults are the project's standard sizes.
+// The standard workload (an MLP on synthetic classification data, trained with SGD, or another model
+// on a teacher's outputs: workload/model_zoo.h); every strategy uses it unless a run says otherwise. Defaults are the project's standard sizes.
 struct WorkloadOptions {
   std::int64_t steps = 1000;         // training steps per worker
   std::int64_t batch = 32;
@@ -38,6 +38,13 @@ struct WorkloadOptions {
   std::uint64_t seed = 1;
   std::int64_t step_delay_us = 0;    // an artificial pause after every step: slows a run on purpose
   std::int64_t average_every = 10;   // averaging: steps between parameter-averaging rounds
+  // The model every strategy shares (workload/model_zoo.h): "mlp" (the MLP above), a built-in
+  // (convnet-s, convnet-m, transformer-s, transformer-m) or the path of a TorchScript file, whose
+  // one sample is `input_shape` ("3,32,32") of `input_dtype` ("float32", or "int64:V" for tokens
+  // in [0, V)).
+  std::string model = "mlp";
+  std::string input_shape;
+  std::string input_dtype = "float32";
 };
 
 struct CellConfig {
@@ -58,7 +65,8 @@ struct CellConfig {
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }
   // A stable id for the cell, without the repetition: "locked/whole-step@fork:2", and with a fault
-  // "locked/whole-step@fork:2~kill:1@20".
+  // "locked/whole-step@fork:2~kill:1@20"; with a model other than the MLP,
+  // "locked/whole-step@fork:2+transformer-s".
   std::string id() const;
   std::string to_json() const;
   // Throws std::invalid_argument (a field of the wrong type or out of its domain) naming the field.

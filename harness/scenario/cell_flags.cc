@@ -89,6 +89,27 @@ std::vector<CellFlag> make_flags() {
                               [](CellConfig& c) -> double& { return c.workload.momentum; }));
   flags.push_back(int_flag("--hidden", "width of the two hidden layers", 1, 65536,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.hidden; }));
+  {
+    auto string_flag = [&](std::string flag, std::string help, std::string& (*field)(CellConfig&)) {
+      CellFlag f;
+      f.flag = flag;
+      f.help = std::move(help);
+      f.parse = [flag, field](CellConfig& c, const std::string& t) {
+        if (t.empty()) throw UsageError(fmt::format("{} must not be empty", flag));
+        field(c) = t;
+      };
+      f.format = [field](CellConfig c) { return field(c); };
+      flags.push_back(f);
+    };
+    string_flag("--model",
+                "the model every strategy shares: mlp, convnet-s, convnet-m, transformer-s, transformer-m, or the path "
+                "of a TorchScript file (torch.jit.save) with --input-shape",
+                [](CellConfig& c) -> std::string& { return c.workload.model; });
+    string_flag("--input-shape", "a TorchScript model's one sample, without the batch dimension: 3,32,32",
+                [](CellConfig& c) -> std::string& { return c.workload.input_shape; });
+    string_flag("--input-dtype", "a TorchScript model's input: float32, or int64:V for tokens in [0, V)",
+                [](CellConfig& c) -> std::string& { return c.workload.input_dtype; });
+  }
   flags.push_back(int_flag("--threads", "intra-op threads per worker", 1, kMaxThreads,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.threads_per_worker; }));
   flags.push_back(int_flag("--average-every", "averaging: steps between parameter-averaging rounds", 1, kMaxSteps,

@@ -74,15 +74,15 @@ struct AveragingState {
   std::int32_t gloo_sequence = 0;  // gloo under torchrun: this repetition's port offset
 };
 
-std::int64_t parameter_floats(Mlp& model) {
+std::int64_t parameter_floats(Model& model) {
   std::int64_t n = 0;
-  for (const auto& p : model->parameters()) n += p.numel();
+  for (const auto& p : model.parameters()) n += p.numel();
   return n;
 }
 
 // Copies every parameter (or gradient) into `out`, in module order.
-void gather(Mlp& model, bool grads, float* out) {
-  for (const auto& p : model->parameters()) {
+void gather(Model& model, bool grads, float* out) {
+  for (const auto& p : model.parameters()) {
     const torch::Tensor t = (grads ? p.grad() : p.detach()).contiguous();
     std::copy(t.data_ptr<float>(), t.data_ptr<float>() + t.numel(), out);
     out += t.numel();
@@ -90,9 +90,9 @@ void gather(Mlp& model, bool grads, float* out) {
 }
 
 // Writes the mean of the slots, summed in rank order, into every parameter (or gradient).
-void scatter_mean(Mlp& model, bool grads, const float* slots, int procs, std::int64_t floats) {
+void scatter_mean(Model& model, bool grads, const float* slots, int procs, std::int64_t floats) {
   std::int64_t offset = 0;
-  for (auto& p : model->parameters()) {
+  for (auto& p : model.parameters()) {
     torch::Tensor t = grads ? p.mutable_grad() : p.data();
     float* dst = t.data_ptr<float>();
     for (std::int64_t k = 0; k < t.numel(); ++k) {
@@ -105,8 +105,8 @@ void scatter_mean(Mlp& model, bool grads, const float* slots, int procs, std::in
 }
 
 // Writes `flat` back into every parameter (or gradient), in module order.
-void scatter(Mlp& model, bool grads, const float* flat) {
-  for (auto& p : model->parameters()) {
+void scatter(Model& model, bool grads, const float* flat) {
+  for (auto& p : model.parameters()) {
     torch::Tensor t = grads ? p.mutable_grad() : p.data();
     std::copy(flat, flat + t.numel(), t.data_ptr<float>());
     flat += t.numel();
@@ -136,8 +136,9 @@ class AveragingScenario : public Scenario {
     const WorkloadOptions& w = cell_.workload;
     SharedArena& arena = ctx.arena();
     publish_dataset(arena, make_dataset(w));
-    Mlp model = make_model(w);
-    publish_parameters(arena, *model, "initial");  // every replica starts from these
+    const auto owned = make_model(w);
+    Model& model = *owned;
+    publish_parameters(arena, model.parameters(), "initial");  // every replica starts from these
     auto* state = arena.create<AveragingState>(kState, cell_.procs);
     state->floats = parameter_floats(model);
     state->rounds = grads_ ? w.steps : w.steps / w.average_every;
@@ -168,13 +169,14 @@ class AveragingScenario : public Scenario {
     ReplicaLog log = ReplicaLog::attach(arena, kChecksums);
     const Dataset data = bind_dataset(arena, w);
     // A private replica: bind to the initial parameters, then copy them out of the arena.
-    Mlp model(w.input, w.hidden, w.classes);
-    bind_parameters(arena, *model, "initial");
+    const auto owned = make_model(w);
+    Model& model = *owned;
+    bind_parameters(arena, model.parameters(), "initial");
     {
       torch::NoGradGuard no_grad;
-      for (auto& p : model->parameters()) p.set_data(p.detach().clone());
+      for (auto& p : model.parameters()) p.set_data(p.detach().clone());
     }
-    const auto params = model->parameters();
+    const auto params = model.parameters();
     std::vector<torch::Tensor> buffers;
     for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
     const int rank = world_rank_offset_ + ctx.rank(), procs = world_;
@@ -260,15 +262,17 @@ class AveragingScenario : public Scenario {
     // Against large-batch serial SGD over the same batches.
     const SerialReference& ref = serial_large_batch_reference(w, world_, w.steps);
     const torch::Tensor final = arena_view(arena, "final", {cell_.procs, state->floats});
-    Mlp model(w.input, w.hidden, w.classes);
+    const auto owned = make_model(w);
+    Model& model = *owned;
     {
       torch::NoGradGuard no_grad;
       std::int64_t offset = 0;
-      for (auto& p : model->parameters()) {
+      for (auto& p : model.parameters()) {
         p.data().copy_(final[0].narrow(0, offset, p.numel()).view(p.sizes()));
         offset += p.numel();
       }
     }
+    record_model_size(ctx, model);
     const double loss = heldout_loss(model, bind_dataset(arena, w));
     check_convergence(ctx, loss, ref.heldout_loss, kConvergenceTolerance, "large-batch serial SGD");
     if (grads_ && world_rank_offset_ == 0) {  // global rank 0, which measured the gradient, is here
@@ -285,7 +289,7 @@ class AveragingScenario : public Scenario {
   double io_timeout_s() const { return std::max(1.0, cell_.hang_timeout_s); }
 
   // One averaging round. The known bugs live here, next to the barrier they break.
-  void average(AveragingState& state, Mlp& model, bool grads, float* slots, int local_rank, std::int64_t round,
+  void average(AveragingState& state, Model& model, bool grads, float* slots, int local_rank, std::int64_t round,
                ReplicaLog& log) {
     const std::int64_t floats = state.floats;
     const int procs = cell_.procs;
@@ -317,9 +321,9 @@ class AveragingScenario : public Scenario {
 
   // The largest difference between the averaged gradient now in the model and the gradient of the
   // concatenated batches of step s at the same parameters; leaves the averaged gradient in place.
-  double large_batch_error(Mlp& model, const Dataset& data, std::int64_t s, int procs) const {
+  double large_batch_error(Model& model, const Dataset& data, std::int64_t s, int procs) const {
     std::vector<torch::Tensor> averaged, xs, ys;
-    for (const auto& p : model->parameters()) averaged.push_back(p.grad().clone());
+    for (const auto& p : model.parameters()) averaged.push_back(p.grad().clone());
     const WorkloadOptions& w = cell_.workload;
     for (int r = 0; r < procs; ++r) {
       xs.push_back(batch_x(data, w, s * procs + r));
@@ -327,7 +331,7 @@ class AveragingScenario : public Scenario {
     }
     compute_gradients(model, torch::cat(xs), torch::cat(ys));
     double worst = 0;
-    auto params = model->parameters();
+    auto params = model.parameters();
     for (std::size_t i = 0; i < params.size(); ++i) {
       worst = std::max(worst, (params[i].grad() - averaged[i]).abs().max().item<double>());
       params[i].mutable_grad().copy_(averaged[i]);

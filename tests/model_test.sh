@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `--model`: every strategy (inference, locked, Hogwild, parameter and gradient averaging over
+# every transport) on a built-in transformer and on a TorchScript file (made by
+# make_torchscript_model with LibTorch's scripting API, as torch.jit.save would), under fork,
+# spawn and forkserver at 1 and 2 processes: every check passes, and the results carry the model.
+# Bad model options are refused with exit 2 and one line, before a run directory is made.
+# usage: model_test.sh SHAREBENCH OUTDIR MAKE_TORCHSCRIPT_MODEL
+source "$(dirname "$0")/test_lib.sh" "$@"
+make_model=$3
+"$make_model" "$out/tiny.pt" || { echo "FAIL: could not write the TorchScript file"; exit 1; }
+
+# run_ok NAME ARGS...: exit 0, and every cell ok.
+run_ok() {
+  local name=$1
+  shift
+  "$bin" run --scenario inference,hogwild,locked/whole-step,averaging --steps 60 --out "$out/$name" --format none "$@" \
+    >"$out/$name.log" 2>&1
+  local code=$?
+  [ $code -eq 0 ] || { tail -20 "$out/$name.log"; fail "$name: exit $code, want 0"; }
+  python3 - "$out/$name/results.json" "$name" <<'PY' || status=1
+import json, sys
+run = json.load(open(sys.argv[1]))
+cells = run["cells"]
+bad = [c["id"] for c in cells if c["outcome"]["kind"] != "ok"]
+model = cells[0]["config"]["workload"]["model"]
+params = cells[0]["repetitions"][0]["metrics"].get("model_parameters")
+if bad: print(f"FAIL: {sys.argv[2]}: cells not ok: {bad}"); sys.exit(1)
+if not params: print(f"FAIL: {sys.argv[2]}: no model_parameters metric"); sys.exit(1)
+print(f"{sys.argv[2]}: {len(cells)} cells ok, model {model}, {int(params)} parameters")
+PY
+}
+run_ok transformer --model transformer-s --procs 1,2 --start fork,spawn,forkserver
+run_ok torchscript --model "$out/tiny.pt" --input-shape 2,4 --procs 1,2 --start fork,spawn,forkserver
+run_ok convnet --model convnet-s --procs 2 --start fork
+
+# refused NAME WORD ARGS...: exit 2, one line naming WORD, no run directory.
+refused() {
+  local name=$1 word=$2
+  shift 2
+  "$bin" run --scenario hogwild --steps 10 --out "$out/$name" --format none "$@" >"$out/$name.out" 2>"$out/$name.err"
+  local code=$?
+  [ $code -eq 2 ] || fail "$name: exit $code, want 2"
+  [ "$(wc -l <"$out/$name.err")" -eq 1 ] || fail "$name: want one line, got: $(cat "$out/$name.err")"
+  grep -q -- "$word" "$out/$name.err" || fail "$name: the message does not name $word: $(cat "$out/$name.err")"
+  [ -e "$out/$name" ] && fail "$name: a run directory was made"
+}
+refused unknown-model --model --model resnet-9000
+refused no-shape --input-shape --model "$out/tiny.pt"
+refused zero-shape --input-shape --model "$out/tiny.pt" --input-shape 2,0
+refused bad-dtype --input-dtype --model "$out/tiny.pt" --input-shape 8 --input-dtype float16
+refused builtin-shape --input-shape --model convnet-s --input-shape 3,32,32
+# A file that is readable but not TorchScript is found when the cell loads it: the cell errors,
+# saying so, and the run exits 1.
+echo "not a model" >"$out/junk.pt"
+"$bin" run --scenario hogwild --steps 10 --model "$out/junk.pt" --input-shape 8 --out "$out/junk" --format none \
+  >"$out/junk.log" 2>&1
+code=$?
+[ $code -eq 1 ] || fail "junk-file: exit $code, want 1"
+grep -q "not a TorchScript file LibTorch can load" "$out/junk/results.json" || fail "junk-file: the results do not say why"
+exit $status
