@@ -2,7 +2,7 @@
 # `--model`: every strategy (inference, locked, Hogwild, parameter and gradient averaging over
 # every transport) on a built-in transformer and on a TorchScript file (made by
 # make_torchscript_model with LibTorch's scripting API, as torch.jit.save would), under fork,
-# spawn and forkserver at 1 and 2 processes: every check passes, and the results carry the model.
+# spawn and forkserver (2 processes; the TorchScript file at 1 too): every check passes, and the results carry the model.
 # Bad model options are refused with exit 2 and one line, before a run directory is made.
 # usage: model_test.sh SHAREBENCH OUTDIR MAKE_TORCHSCRIPT_MODEL
 source "$(dirname "$0")/test_lib.sh" "$@"
@@ -29,8 +29,9 @@ if not params: print(f"FAIL: {sys.argv[2]}: no model_parameters metric"); sys.ex
 print(f"{sys.argv[2]}: {len(cells)} cells ok, model {model}, {int(params)} parameters")
 PY
 }
-run_ok transformer --model transformer-s --procs 1,2 --start fork,spawn,forkserver
-run_ok torchscript --model "$out/tiny.pt" --input-shape 2,4 --procs 1,2 --start fork,spawn,forkserver
+run_ok transformer --model transformer-s --procs 2 --start fork,spawn,forkserver
+run_ok torchscript --model "$out/tiny.pt" --input-shape 2,4 --procs 1,2 --start fork
+run_ok torchscript-spawn --model "$out/tiny.pt" --input-shape 2,4 --procs 2 --start spawn,forkserver
 run_ok convnet --model convnet-s --procs 2 --start fork
 
 # refused NAME WORD ARGS...: exit 2, one line naming WORD, no run directory.

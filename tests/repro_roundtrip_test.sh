@@ -8,10 +8,12 @@ source "$(dirname "$0")/test_lib.sh" "$@"
 
 # Not cell options: the matrix axes (every reproduce line names them) and run-level output flags.
 not_cell=" --scenario --start --procs --known-bugs --repetitions --shard --out --format --color --help "
+# --input-shape and --input-dtype only go with a TorchScript --model: model_test.sh runs them.
+not_cell+=" --input-shape --input-dtype "
 declare -A sample=(
   [--steps]=150 [--seed]=7 [--batch]=16 [--lr]=0.02 [--momentum]=0.5 [--hidden]=64 [--threads]=2
   [--average-every]=5 [--step-delay-us]=10 [--hang-timeout]=7.5 [--deadline]=90 [--fault]=kill:1@5
-  [--arena-mb]=64 [--max-growth-mb]=48 [--stacks]=proc [--disable-check]=mutual-exclusion,lost-updates
+  [--arena-mb]=64 [--max-growth-mb]=48 [--model]=convnet-s [--stacks]=proc [--disable-check]=mutual-exclusion,lost-updates
 )
 flags=$("$bin" run --help | grep -oE '^\s+--[a-z][a-z-]*' | tr -d ' ' | sort -u)
 [ -n "$flags" ] || fail "run --help listed no flags"

@@ -16,7 +16,7 @@ const std::vector<std::pair<std::string, std::string>>& builtin_models() {
       {"mlp", "the standard MLP: 64 inputs, two hidden layers of --hidden, 10 classes (85 000 parameters)"},
       {"convnet-s", "two convolutions (8, 16 channels) and two linear layers on 3x32x32 images (67 000 parameters)"},
       {"convnet-m", "two convolutions (32, 64 channels) and two linear layers on 3x32x32 images (1.07 M parameters)"},
-      {"transformer-s", "a 2-layer transformer encoder, width 64, on 16 tokens of 1000 (131 000 parameters)"},
+      {"transformer-s", "a 2-layer transformer encoder, width 64, on 16 tokens of 1000 (165 000 parameters)"},
       {"transformer-m", "a 6-layer transformer encoder, width 256, on 16 tokens of 8000 (6.8 M parameters)"},
   };
   return models;

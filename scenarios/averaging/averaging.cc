@@ -16,6 +16,7 @@
 // across ranks from all-reduce MAX and MIN); grads-* matches the large-batch serial gradient; all
 // converge within tolerance of large-batch serial SGD.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -220,6 +221,7 @@ class AveragingScenario : public Scenario {
       ctx.metric("replica_spread", spread_);
     }
     if (grads_ && rank == 0) ctx.metric("gradient_max_abs_diff", gradient_error);
+    if (rounds_ > 0) ctx.metric("round_ms", 1e3 * round_s_ / static_cast<double>(rounds_));
     gather(model, false, arena_view(arena, "final", {ctx.procs(), floats}).data_ptr<float>() + ctx.rank() * floats);
   }
 
@@ -273,6 +275,11 @@ class AveragingScenario : public Scenario {
       }
     }
     record_model_size(ctx, model);
+    {
+      double round_ms = 0;
+      for (const auto& wv : ctx.workers()) round_ms = std::max(round_ms, wv.metric("round_ms", 0));
+      if (round_ms > 0) ctx.metric("round_ms", round_ms);  // the slowest worker's mean round
+    }
     const double loss = heldout_loss(model, bind_dataset(arena, w));
     check_convergence(ctx, loss, ref.heldout_loss, kConvergenceTolerance, "large-batch serial SGD");
     if (grads_ && world_rank_offset_ == 0) {  // global rank 0, which measured the gradient, is here
@@ -293,6 +300,7 @@ class AveragingScenario : public Scenario {
                ReplicaLog& log) {
     const std::int64_t floats = state.floats;
     const int procs = cell_.procs;
+    const auto started = std::chrono::steady_clock::now();
     if (transport_ == Transport::kShm) {
       const bool no_barrier = cell_.variant == "no-barrier";
       if (no_barrier && round == 0 && local_rank != 0) state.rendezvous.wait();  // rank 0 reads first
@@ -309,6 +317,8 @@ class AveragingScenario : public Scenario {
       if (gloo_) gloo_->mean(flat);
       scatter(model, grads, flat.data_ptr<float>());
     }
+    round_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ++rounds_;
     if (round < kRecordedRounds) {
       std::vector<float> flat(static_cast<std::size_t>(floats));
       gather(model, false, flat.data());
@@ -348,6 +358,8 @@ class AveragingScenario : public Scenario {
   std::unique_ptr<AveragingClient> pipe_;  // worker
   std::unique_ptr<GlooAverager> gloo_;     // worker
   double spread_ = 0;                      // worker: largest cross-rank spread seen (gloo)
+  double round_s_ = 0;                     // worker: wall time spent in averaging rounds
+  std::int64_t rounds_ = 0;
 };
 }  // namespace
 
