@@ -15,15 +15,22 @@ second_user "$user"
 chmod 777 "$out"
 cell="run --scenario locked/whole-step --start fork --procs 1 --steps 100 --format none"
 
-# expect_refused NAME LIMIT-WORD AS SHELL-PREFIX ARGS: exit 2, one stderr line naming LIMIT-WORD.
-expect_refused() {
-  local name=$1 word=$2 as=$3 prefix=$4 args=$5
+# run_limited NAME AS SECONDS SHELL-PREFIX ARGS: the run under the limit the prefix sets, as the
+# second user (AS=user) or root, killed after SECONDS; its exit status, stdout and stderr in $out.
+run_limited() {
+  local name=$1 as=$2 seconds=$3 prefix=$4 args=$5
   local cmd="$prefix; exec $bin $args --out $out/$name"
   if [ "$as" = user ]; then
-    timeout -s KILL 60 runuser -u "$user" -- bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
+    timeout -s KILL "$seconds" runuser -u "$user" -- bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
   else
-    timeout -s KILL 60 bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
+    timeout -s KILL "$seconds" bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
   fi
+}
+
+# expect_refused NAME LIMIT-WORD AS SHELL-PREFIX ARGS: exit 2, one stderr line naming LIMIT-WORD.
+expect_refused() {
+  local name=$1 word=$2
+  run_limited "$name" "$3" 60 "$4" "$5"
   local code=$?
   [ $code -eq 137 ] && fail "$name: still running after 60 s (killed): a hang"
   [ $code -eq 2 ] || fail "$name: exit $code, want 2"
@@ -33,13 +40,8 @@ expect_refused() {
   echo "$name: $(cat "$out/$name.err")"
 }
 expect_passes() {
-  local name=$1 as=$2 prefix=$3 args=$4
-  local cmd="$prefix; exec $bin $args --out $out/$name"
-  if [ "$as" = user ]; then
-    timeout -s KILL 120 runuser -u "$user" -- bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
-  else
-    timeout -s KILL 120 bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
-  fi
+  local name=$1
+  run_limited "$name" "$2" 120 "$3" "$4"
   local code=$?
   [ $code -eq 0 ] || fail "$name: exit $code, want 0: $(tail -5 "$out/$name.err")"
   echo "$name: exit $code"
