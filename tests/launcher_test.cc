@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "harness/runner/leak_check.h"
+#include "harness/watchdog/sanitizer_reports.h"
 #include "tests/test_scenarios.h"
 
 #include "harness/runner/runner.h"
@@ -226,6 +227,12 @@ TEST_P(EveryStartMethod, PrivateMemoryThatKeepsGrowingFailsTheMemoryCheck) {
   }
   const Check* m = find_check(grows, "memory");
   ASSERT_NE(m, nullptr) << "no memory check";
+  if (std::string_view(sanitizer_in_build()) == "AddressSanitizer") {
+    // Its quarantine holds freed memory privately: the check says it cannot judge, never passes.
+    EXPECT_EQ(m->verdict, Verdict::kUnknown) << m->message;
+    EXPECT_NE(m->message.find("not judged under AddressSanitizer"), std::string::npos) << m->message;
+    return;
+  }
   EXPECT_EQ(m->verdict, Verdict::kFail) << m->message;
   EXPECT_NE(m->message.find("rank 1's private memory"), std::string::npos) << m->message;
   EXPECT_GT(grows.workers[1].uss_mb_peak, 100);
