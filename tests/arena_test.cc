@@ -5,10 +5,12 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "harness/arena/shared_arena.h"
+#include "harness/checkers/model_sharing.h"
 
 namespace sharebench {
 namespace {
@@ -65,6 +67,32 @@ TEST(SharedArena, AttachRejectsAForeignFd) {
   ASSERT_EQ(ftruncate(fd, 1 << 16), 0);
   EXPECT_THROW(SharedArena::attach(fd), std::runtime_error);
   close(fd);
+}
+
+// What model-shared relies on: an arena region is shared memory; the heap, a private anonymous
+// mapping, and a span that runs from shared memory past its end are not.
+TEST(SharedArena, ItsRegionsAreSharedMemoryAndTheHeapIsNot) {
+  SharedArena arena = SharedArena::create(1 << 20);
+  auto* region = static_cast<char*>(arena.allocate("model", 4096));
+  EXPECT_TRUE(in_shared_memory(region, 4096));
+  std::vector<char> heap(1 << 16);
+  EXPECT_FALSE(in_shared_memory(heap.data(), heap.size()));
+  void* anon = ::mmap(nullptr, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(anon, MAP_FAILED);
+  EXPECT_FALSE(in_shared_memory(anon, 1 << 16));
+  ::munmap(anon, 1 << 16);
+  void* shared = ::mmap(nullptr, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(shared, MAP_FAILED);
+  EXPECT_TRUE(in_shared_memory(shared, 1 << 16));
+  ::munmap(shared, 1 << 16);
+  // A shared page right before a private one: a span over both is not shared memory.
+  const long page = ::sysconf(_SC_PAGESIZE);
+  auto* two = static_cast<char*>(::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(static_cast<void*>(two), MAP_FAILED);
+  ASSERT_NE(::mmap(two, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0), MAP_FAILED);
+  EXPECT_TRUE(in_shared_memory(two, page));
+  EXPECT_FALSE(in_shared_memory(two + page / 2, page));
+  ::munmap(two, 2 * page);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ PY
 
 # variant:check pairs: the planted bug and one detector that must catch it.
 for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwild/forked-copy:updates-reached-model \
+            hogwild/forked-copy:model-shared inference/private-copy:model-shared \
             deadlock/lock-order:liveness deadlock/lock-order:deadlock-free deadlock/lock-order:lock-order \
             deadlock/lock-order-staggered:lock-order inference/writer:parameters-unchanged \
             inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree \

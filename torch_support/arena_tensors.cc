@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/checkers/model_sharing.h"
 #include "harness/checkers/replica_agreement.h"
 
 namespace sharebench {
@@ -38,11 +39,38 @@ void publish_parameters(SharedArena& arena, const std::vector<torch::Tensor>& pa
   }
 }
 
-void bind_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
+namespace {
+void bind_without_promise(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
   torch::NoGradGuard no_grad;
   for (std::size_t i = 0; i < params.size(); ++i) {
     torch::Tensor p = params[i];
     p.set_data(arena_view(arena, fmt::format("{}.{}", prefix, i), params[i].sizes(), params[i].scalar_type()));
+  }
+}
+}  // namespace
+
+void bind_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
+  bind_without_promise(arena, params, prefix);
+  // The handles share the parameters' TensorImpls: whatever later replaces a parameter's storage
+  // (set_data of a clone, Module::to, torch::load) is what the promise sees as work() returns.
+  promise_shared_model(fmt::format("model '{}'", prefix), [params, prefix] {
+    SharedModelNow now;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const torch::Tensor& p = params[i];
+      now.spans.push_back(SharedSpan{fmt::format("{}.{}", prefix, i), p.data_ptr(),
+                                     static_cast<std::size_t>(p.numel()) * p.element_size()});
+      if (p.grad().defined()) now.private_by_design_bytes += static_cast<std::size_t>(p.grad().nbytes());
+    }
+    return now;
+  });
+}
+
+void copy_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix) {
+  bind_without_promise(arena, params, prefix);
+  torch::NoGradGuard no_grad;
+  for (const auto& param : params) {
+    torch::Tensor p = param;
+    p.set_data(p.detach().clone());
   }
 }
 

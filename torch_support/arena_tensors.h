@@ -6,8 +6,9 @@
 //
 // Not guaranteed: anything that replaces a bound parameter's storage moves it off the arena without
 // a word: torch::load into the module, module->to(another dtype or device), p.set_data(p.clone()).
-// The `updates-reached-model` and `parameters-unchanged` checks (parameter_checks.h) catch the
-// first symptom of that mistake.
+// So binding inside work() is a promise (harness/checkers/model_sharing.h): as work() returns, the
+// harness's `model-shared` check looks up where every bound parameter's bytes are and fails when
+// any is in private memory. A worker that wants a private replica says so with copy_parameters.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,9 @@ std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, torch::nn::Modul
 // The same for a list of parameters (a TorchScript module's, or any model's, in a fixed order).
 void publish_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix);
 void bind_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix);
+// A private replica by design (parameter averaging): the parameters become copies of what
+// publish_parameters made, in the worker's own memory, with no `model-shared` promise.
+void copy_parameters(SharedArena& arena, const std::vector<torch::Tensor>& params, const std::string& prefix);
 std::vector<torch::Tensor> parameter_shaped(SharedArena& arena, const std::vector<torch::Tensor>& params,
                                             const std::string& prefix, bool create);
 std::uint64_t parameter_checksum(const std::vector<torch::Tensor>& params);

@@ -17,6 +17,7 @@
 
 #include "harness/util/clock.h"
 
+#include "harness/checkers/model_sharing.h"
 #include "harness/launch/launcher.h"
 #include "harness/watchdog/sanitizer_reports.h"
 #include "harness/runner/leak_check.h"
@@ -123,10 +124,12 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     {
       auto scenario = info->create(cell);
       WorkerContext ctx(cell, arena, rank);
+      collect_model_promises_into(&slot);
       slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
       slot.last_beat_ns.store(monotonic_ns());
       scenario->work(ctx);
       ctx.finish();
+      settle_model_promises();  // where the model it bound is now, before anything of it is freed
       // The exact end of the memory check's window: the watchdog's last sample may be older.
       if (own_process) {
         if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
@@ -147,6 +150,7 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   } catch (...) {
     write_error(slot, "unknown exception");
   }
+  collect_model_promises_into(nullptr);  // a failed worker's promises are not judged
   if (slot.finished_ns == 0) slot.finished_ns = monotonic_ns();
   slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kFailed));
   // A failed worker must not leave its siblings waiting at the start barrier.

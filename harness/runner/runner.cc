@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/arena/shared_arena.h"
+#include "harness/checkers/model_sharing.h"
 #include "harness/env/environment.h"
 #include "harness/faults/fault_injector.h"
 #include "harness/launch/launcher.h"
@@ -405,6 +406,15 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       const auto model = rep.metrics.find("model_bytes");
       const double model_mb = model == rep.metrics.end() ? 0 : model->second / (1 << 20);
       if (auto memory = memory_check(sup, *block, cell, model_mb)) rep.checks.push_back(*memory);
+    }
+    if (!info->opted_out("model-shared")) {
+      std::map<int, double> peak_uss_mb;
+      for (const auto& [rank, track] : sup.memory) {
+        const WorkerSlot& s = block->slots[rank];
+        const auto own_kb = std::max(s.uss_kb_at_end.load(), s.uss_kb_while_working.load());
+        peak_uss_mb[rank] = std::max(track.peak.uss_mb, static_cast<double>(own_kb) / 1024);
+      }
+      if (auto shared = model_shared_check(*block, peak_uss_mb)) rep.checks.push_back(*shared);
     }
   } catch (const CallTimedOut& e) {
     rep.status = RunStatus::kSetupTimeout;

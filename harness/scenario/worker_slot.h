@@ -52,6 +52,18 @@ struct alignas(64) WorkerSlot {
   // open, with what the first few point at; process start methods only.
   std::int32_t leaked_fds = 0;
   char leaked_fd_names[256] = {};
+  // The model it promised to keep in shared memory (checkers/model_sharing.h), as work() returned.
+  struct ModelPromise {
+    std::int64_t bytes = 0;              // promised; 0: no promise
+    std::int64_t private_bytes = 0;      // of those, found in private memory
+    std::int32_t spans = 0;
+    std::int32_t private_spans = 0;
+    std::int64_t by_design_bytes = 0;    // private by design (its gradients)
+    std::int64_t uss_kb_at_promise = 0;  // its process's USS as it made the first promise (0: not read)
+    std::int32_t settled = 0;            // work() returned and the promises were asked
+    char what[40] = {};
+    char first_private[80] = {};
+  } model_promise;
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()

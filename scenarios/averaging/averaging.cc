@@ -169,14 +169,10 @@ class AveragingScenario : public Scenario {
     auto* slots = static_cast<float*>(arena.get(kSlots));
     ReplicaLog log = ReplicaLog::attach(arena, kChecksums);
     const Dataset data = bind_dataset(arena, w);
-    // A private replica: bind to the initial parameters, then copy them out of the arena.
+    // A private replica: a copy of the initial parameters, out of the arena.
     const auto owned = make_model(w);
     Model& model = *owned;
-    bind_parameters(arena, model.parameters(), "initial");
-    {
-      torch::NoGradGuard no_grad;
-      for (auto& p : model.parameters()) p.set_data(p.detach().clone());
-    }
+    copy_parameters(arena, model.parameters(), "initial");
     const auto params = model.parameters();
     std::vector<torch::Tensor> buffers;
     for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
