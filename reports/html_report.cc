@@ -9,6 +9,7 @@
 // stacks, the caught bugs' evidence table, the cells (skipped as skipped), the environment.
 // When every chart has rendered, the page sets data-charts-drawn on <body>; its browser test reads it.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -96,6 +97,48 @@ json lines_by_procs(const std::vector<const CellResult*>& cells, const std::vect
   return datasets;
 }
 
+// The model's name as a cell id shows it: a TorchScript file's base name.
+std::string model_name(const CellResult& c) {
+  const std::string& m = c.config.workload.model;
+  const std::size_t slash = m.rfind('/');
+  return slash == std::string::npos ? m : m.substr(slash + 1);
+}
+
+// A chart id part from any text: letters and digits, the rest as '-'.
+std::string id_part(std::string s) {
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
+  }
+  return s;
+}
+
+// One line per variant and start method of a scenario, at one process count: metric against the
+// model's size in MiB (a --model sweep).
+json lines_by_model_bytes(const std::vector<const CellResult*>& cells, const std::vector<std::string>& variants,
+                          const std::string& metric, double scale, int procs) {
+  std::map<std::string, std::map<double, json>> lines;  // label → MiB → point (sorted by size)
+  std::map<std::string, const CellResult*> first;
+  for (const CellResult* c : cells) {
+    if (c->config.procs != procs) continue;
+    const Spread s = cell_spread(*c, metric);
+    const double bytes = cell_mean(*c, "model_bytes");
+    if (s.n == 0 || !(bytes > 0)) continue;
+    const double mib = bytes / (1 << 20);
+    lines[line_label(*c)][mib] = spread_point(mib, s, scale);
+    first.emplace(line_label(*c), c);
+  }
+  json datasets = json::array();
+  for (auto& [name, by_size] : lines) {
+    if (by_size.size() < 2) continue;
+    json points = json::array();
+    for (auto& [mib, pt] : by_size) points.push_back(pt);
+    const CellResult* c = first.at(name);
+    datasets.push_back({{"label", name}, {"color", start_colour(c->config.start)},
+                        {"dash", dash_for(variants, c->config.variant)}, {"points", points}});
+  }
+  return datasets;
+}
+
 json chart(const std::string& id, const std::string& title, const std::string& x_title, const std::string& y_title,
            json datasets, json extra = json::object()) {
   json c{{"id", id}, {"title", title}, {"kind", "line"}, {"xTitle", x_title}, {"yTitle", y_title},
@@ -107,13 +150,24 @@ json chart(const std::string& id, const std::string& title, const std::string& x
 // The chart specifications the page draws: [{id, title, kind, xTitle, yTitle, datasets:[…]}].
 json chart_specs(const RunResult& run) {
   json charts = json::array();
-  std::map<std::string, std::vector<const CellResult*>> by_scenario;
+  // A --model sweep: each model's cells are charted on their own (a line never mixes models), and
+  // the sizes against each other below.
+  std::set<std::string> models;
+  for (const auto& c : run.cells) models.insert(model_name(c));
+  const bool sweep = models.size() > 1;
+  std::map<std::string, std::vector<const CellResult*>> by_scenario, by_scenario_all_models;
   for (const auto& c : run.cells) {
     const Outcome o = c.outcome().kind;
-    if (o != Outcome::kSkipped && o != Outcome::kInterrupted) by_scenario[c.config.scenario].push_back(&c);
+    if (o == Outcome::kSkipped || o == Outcome::kInterrupted) continue;
+    const bool own_model = c.kind == ScenarioKind::kTraining || c.kind == ScenarioKind::kInference;
+    by_scenario[sweep && own_model ? fmt::format("{} on {}", c.config.scenario, model_name(c)) : c.config.scenario]
+        .push_back(&c);
+    by_scenario_all_models[c.config.scenario].push_back(&c);
   }
 
-  for (const auto& [scenario, cells] : by_scenario) {
+  for (const auto& [titled, cells] : by_scenario) {
+    const std::string& scenario = titled;
+    const std::string key = id_part(titled);
     std::vector<std::string> variants;
     int max_procs = 0;
     for (const CellResult* c : cells) {
@@ -124,7 +178,7 @@ json chart_specs(const RunResult& run) {
     // Throughput against process count, the median with the spread across repetitions.
     const json throughput = lines_by_procs(cells, variants, "steps_per_s", 1);
     if (!throughput.empty()) {
-      charts.push_back(chart("throughput-" + scenario, scenario + ": throughput (median, whiskers min–max)",
+      charts.push_back(chart("throughput-" + key, scenario + ": throughput (median, whiskers min–max)",
                              "processes", "steps/s (all workers)", throughput, per_procs));
     }
     // Parallel efficiency: median throughput at p over p times the line's own 1-process median.
@@ -143,19 +197,19 @@ json chart_specs(const RunResult& run) {
       efficiency.push_back(eff);
     }
     if (!efficiency.empty()) {
-      charts.push_back(chart("efficiency-" + scenario, scenario + ": parallel efficiency", "processes",
+      charts.push_back(chart("efficiency-" + key, scenario + ": parallel efficiency", "processes",
                              "% of 1-process throughput × processes", efficiency, per_procs));
     }
     // Lock-wait share of worker time.
     const json wait = lines_by_procs(cells, variants, "lock_wait_frac", 100);
     if (!wait.empty()) {
-      charts.push_back(chart("lockwait-" + scenario, scenario + ": share of worker time waiting for the lock",
+      charts.push_back(chart("lockwait-" + key, scenario + ": share of worker time waiting for the lock",
                              "processes", "% of worker time", wait, per_procs));
     }
     // Memory per worker (private and shared), when the run measured it.
     const json memory = lines_by_procs(cells, variants, "worker_uss_mb_peak", 1);
     if (!memory.empty()) {
-      charts.push_back(chart("memory-" + scenario, scenario + ": private memory per worker (peak USS)", "processes",
+      charts.push_back(chart("memory-" + key, scenario + ": private memory per worker (peak USS)", "processes",
                              "MiB", memory, per_procs));
     }
     // Held-out loss of every cell against the serial reference and the convergence limit.
@@ -171,7 +225,7 @@ json chart_specs(const RunResult& run) {
       limit.push_back(std::isnan(lim) ? json(nullptr) : json(lim));
     }
     if (!labels.empty()) {
-      charts.push_back({{"id", "convergence-" + scenario}, {"title", scenario + ": held-out loss against the serial reference"},
+      charts.push_back({{"id", "convergence-" + key}, {"title", scenario + ": held-out loss against the serial reference"},
                         {"kind", "convergence"}, {"xTitle", "cell"}, {"yTitle", "held-out loss"}, {"labels", labels},
                         {"loss", loss}, {"colours", colours}, {"serial", serial}, {"limit", limit}});
     }
@@ -203,10 +257,49 @@ json chart_specs(const RunResult& run) {
     }
     if (!by_step.empty()) {
       const json extra{{"picker", groups}, {"zeroY", false}};
-      charts.push_back(chart("loss-steps-" + scenario, fmt::format("{}: training loss by step ({} processes, rank 0)", scenario, max_procs),
+      charts.push_back(chart("loss-steps-" + key, fmt::format("{}: training loss by step ({} processes, rank 0)", scenario, max_procs),
                              "global step", "loss", by_step, extra));
-      charts.push_back(chart("loss-time-" + scenario, fmt::format("{}: training loss by time ({} processes, rank 0)", scenario, max_procs),
+      charts.push_back(chart("loss-time-" + key, fmt::format("{}: training loss by time ({} processes, rank 0)", scenario, max_procs),
                              "seconds", "loss", by_time, extra));
+    }
+  }
+
+  // A --model sweep: launch, throughput, averaging round time and memory per worker against the
+  // model's size, at the largest process count every model ran, one line per variant (for
+  // averaging, the transport) and start method.
+  for (const auto& [scenario, cells] : by_scenario_all_models) {
+    std::set<double> sizes;
+    std::map<std::string, int> top_procs;  // model → its largest process count
+    std::vector<std::string> variants;
+    for (const CellResult* c : cells) {
+      const double bytes = cell_mean(*c, "model_bytes");
+      if (bytes > 0) sizes.insert(bytes);
+      int& top = top_procs[model_name(*c)];
+      top = std::max(top, c->config.procs);
+      if (std::find(variants.begin(), variants.end(), c->config.variant) == variants.end()) variants.push_back(c->config.variant);
+    }
+    if (sizes.size() < 2) continue;
+    int procs = 0;
+    for (const auto& [model, top] : top_procs) procs = procs == 0 ? top : std::min(procs, top);
+    const json extra{{"logX", true}};
+    const std::string at = fmt::format("{} process{}", procs, procs == 1 ? "" : "es");
+    const struct {
+      const char* id;
+      const char* metric;
+      double scale;
+      const char* title;
+      const char* unit;
+    } against_size[] = {
+        {"size-launch-", "launch_s_max", 1000, "launch to first step (slowest worker)", "ms"},
+        {"size-throughput-", "steps_per_s", 1, "throughput", "steps/s (all workers)"},
+        {"size-round-", "round_ms", 1, "averaging round time", "ms"},
+        {"size-memory-", "worker_uss_mb_peak", 1, "private memory per worker (peak USS)", "MiB"},
+    };
+    for (const auto& a : against_size) {
+      const json lines = lines_by_model_bytes(cells, variants, a.metric, a.scale, procs);
+      if (lines.empty()) continue;
+      charts.push_back(chart(a.id + id_part(scenario), fmt::format("{}: {} against model size ({})", scenario, a.title, at),
+                             "model parameters (MiB)", a.unit, lines, extra));
     }
   }
 

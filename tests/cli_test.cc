@@ -158,6 +158,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
                       BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
                       BadInput{"frobnicate", "unknown command 'frobnicate'"},
+                      BadInput{"run --model mlp,,convnet-s", "--model 'mlp,,convnet-s': an empty name in the list"},
+                      BadInput{"run --model mlp,resnet-9000", "--model 'resnet-9000' is neither a built-in model"},
                       // dash's printf writes the byte 0xff: not UTF-8, which a results file cannot hold
                       BadInput{"run --out \"$(printf '/tmp/o\\377')\"", "arguments must be UTF-8 text"},
                       BadInput{"run --disable-check \"$(printf 'x\\377')\"", "arguments must be UTF-8 text"},

@@ -30,7 +30,7 @@ starts=fork,spawn,forkserver
   >"$out/torch-free.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { tail -60 "$out/torch-free.log"; fail "planted-bench run exited $code, want 0"; }
-"$model" run --known-bugs --scenario shared-model --start $starts --procs 2 --repetitions "$reps" \
+"$model" run --known-bugs --scenario shared-model,shared-reader --start $starts --procs 2 --repetitions "$reps" \
   --out "$out/model" --format console >"$out/model.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { tail -40 "$out/model.log"; fail "planted-model-bench run exited $code, want 0"; }
@@ -54,6 +54,12 @@ must = {
     "replicas/skip-round": ("replicas-agree", ["round 1"]),
     "shared-model/cloned": ("updates-reached-model", ["no update reached"]),
     "shared-model/to-double": ("updates-reached-model", ["no update reached"]),
+    "shared-reader/round-trip": ("model-shared", ["rank 0:", "in private memory", "reader"]),
+}
+# And the harness's own model-shared check, beside the scenario's (what a user gets without wiring).
+also = {
+    "shared-model/cloned": ("model-shared", ["in private memory"]),
+    "shared-model/to-double": ("model-shared", ["in private memory"]),
 }
 seen = {}
 for path in sys.argv[2:]:
@@ -75,10 +81,9 @@ for path in sys.argv[2:]:
         if reps_run != reps: problems.append(f"{cell['id']}: {reps_run} repetitions, want {reps}")
         expected_bug = cell["known_bug"] and (name, start) != ("leaks/fd", "thread") and (name, start) != ("memory-growth/grows", "thread")
         if name in must and expected_bug:
-            check, words = must[name]
             seen[(name, start)] = True
             if kind != "bug-caught": problems.append(f"{cell['id']}: outcome {kind}, want bug-caught ({cell['outcome'].get('summary')})")
-            for r in cell["repetitions"]:
+            for (check, words), r in [(c, r) for c in [must[name]] + ([also[name]] if name in also else []) for r in cell["repetitions"]]:
                 k = {x["name"]: x for x in r["checks"]}.get(check)
                 if not k or k["verdict"] != "fail":
                     problems.append(f"{cell['id']} repetition {r['index']}: {check} did not fail")
@@ -90,12 +95,37 @@ for path in sys.argv[2:]:
             problems.append(f"{cell['id']}: a planted bug with no entry in this test")
         else:
             if kind != "ok": problems.append(f"{cell['id']}: twin outcome {kind}, want ok ({cell['outcome'].get('summary')})")
+            if c["scenario"].startswith("shared-"):  # the promise was made and judged, not skipped
+                for r in cell["repetitions"]:
+                    k = {x["name"]: x for x in r["checks"]}.get("model-shared")
+                    if not k or k["verdict"] != "pass": problems.append(f"{cell['id']} repetition {r['index']}: no passing model-shared check")
 for name in must:
     for start in ("fork", "spawn", "forkserver"):
         if (name, start) not in seen: problems.append(f"{name} never ran under {start}")
 for p in problems: print("FAIL:", p)
 print(f"planted bugs: {len(seen)} bug cells caught in every repetition, {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
+PY
+
+# --model reaches an out-of-tree scenario through the installed model zoo, as a matrix axis: one
+# cell per model and variant, each recording its own model's size, the silent copy caught on each.
+"$model" run --known-bugs --model convnet-s,transformer-s --scenario shared-reader --start fork --procs 2 \
+  --out "$out/sweep" --format none >"$out/sweep.log" 2>&1
+code=$?
+[ $code -eq 0 ] || { tail -30 "$out/sweep.log"; fail "--model sweep out of tree exited $code, want 0"; }
+python3 - "$out/sweep/results.json" <<'PY' || fail "the --model sweep out of tree"
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+got = {(c["config"]["workload"]["model"], c["config"]["variant"]): c for c in cells}
+want_params = {"convnet-s": 67642, "transformer-s": 164618}
+bad = []
+if sorted(got) != sorted((m, v) for m in want_params for v in ("bound", "round-trip")): bad.append(f"cells {sorted(got)}")
+for (m, v), c in got.items():
+    params = c["repetitions"][0]["metrics"].get("model_parameters")
+    if params != want_params.get(m): bad.append(f"{c['id']}: model_parameters {params}, want {want_params.get(m)}")
+    if c["outcome"]["kind"] != ("bug-caught" if v == "round-trip" else "ok"): bad.append(f"{c['id']}: {c['outcome']['summary']}")
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
 PY
 
 # A worker's exit(0) under the forkserver: the later cells of the same run are unaffected.

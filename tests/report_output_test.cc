@@ -194,5 +194,42 @@ TEST(HtmlReport, SelfContainedWithChartsEvidenceFailuresAndTable) {
   EXPECT_EQ(h.find("<link"), std::string::npos);
 }
 
+// A --model sweep: each model's cells are charted apart (a line never mixes models) and against
+// the model's size; scenarios without a model are charted once.
+TEST(HtmlReport, ModelSweepChartsEachModelApartAndAgainstSize) {
+  RunResult run = testing::report_fixture();
+  run.cells.clear();
+  const struct {
+    const char* model;
+    double bytes, launch_s, steps_per_s;
+  } models[] = {{"convnet-s", 270568, 0.1, 900}, {"convnet-m", 4283176, 0.2, 300}, {"transformer-m", 27156520, 0.4, 40}};
+  for (const auto& m : models) {
+    for (StartMethod start : {StartMethod::kFork, StartMethod::kSpawn}) {
+      CellResult c;
+      c.config.scenario = "hogwild";
+      c.config.variant = "lock-free";
+      c.config.start = start;
+      c.config.procs = 2;
+      c.config.workload.model = m.model;
+      c.kind = ScenarioKind::kTraining;
+      Repetition r;
+      r.checks = {{"liveness", Verdict::kPass, 0.0, "ok"}};
+      r.metrics = {{"steps_per_s", m.steps_per_s}, {"launch_s_max", m.launch_s}, {"model_bytes", m.bytes},
+                   {"worker_uss_mb_peak", 10 + m.bytes / (1 << 20)}};
+      r.verdict = overall_verdict(r.checks);
+      judge_against(c.expected, r);
+      c.repetitions.push_back(r);
+      run.cells.push_back(c);
+    }
+  }
+  const std::string h = render_html(run);
+  expect_matches(h, {R"(<canvas id="chart-throughput-hogwild-on-convnet-s")", R"(<canvas id="chart-throughput-hogwild-on-transformer-m")",
+                     R"(<canvas id="chart-size-launch-hogwild")", R"(<canvas id="chart-size-throughput-hogwild")",
+                     R"(<canvas id="chart-size-memory-hogwild")", R"(throughput against model size \(2 processes\))"});
+  EXPECT_EQ(h.find("chart-size-round-hogwild"), std::string::npos) << "no averaging round in these cells";
+  // The throughput line against size holds the three models in order of size: 900, 300, 40.
+  expect_matches(h, {R"re("label":"lock-free@fork","points":\[\{"hi":900\.0,"lo":900\.0,"x":0\.25[0-9]*,"y":900\.0\},\{"hi":300\.0,"lo":300\.0,"x":4\.08[0-9]*,"y":300\.0\},\{"hi":40\.0)re"});
+}
+
 }  // namespace
 }  // namespace sharebench

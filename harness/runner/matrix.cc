@@ -2,6 +2,7 @@
 #include "harness/runner/matrix.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,6 +14,25 @@
 namespace sharebench {
 
 namespace {
+// --model's list: one cell per model for the scenarios that share one (training and inference
+// kinds). A TorchScript path with a comma in it is one model when the whole value names a file.
+std::vector<std::string> model_axis(const std::string& value) {
+  if (value.find(',') == std::string::npos || std::ifstream(value).good()) return {value};
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = value.find(',', begin);
+    std::string one = value.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    if (one.empty()) throw UsageError(fmt::format("--model '{}': an empty name in the list", value));
+    if (std::find(out.begin(), out.end(), one) == out.end()) out.push_back(std::move(one));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return out;
+}
+
+bool shares_a_model(ScenarioKind kind) { return kind == ScenarioKind::kTraining || kind == ScenarioKind::kInference; }
+
 void validate(const MatrixRequest& r) {
   const auto& w = r.base.workload;
   if (w.steps < 1 || w.steps > kMaxSteps) throw UsageError(fmt::format("--steps must be 1..{}, got {}", kMaxSteps, w.steps));
@@ -31,7 +51,11 @@ void validate(const MatrixRequest& r) {
   if (w.hidden < 1 || w.hidden > 65536 || w.input < 1 || w.input > 65536 || w.classes < 2 || w.classes > 65536) {
     throw UsageError("model sizes must be 1..65536 (classes at least 2)");
   }
-  sample_input(w);  // the model and its input: refused here, before anything starts
+  for (const std::string& model : model_axis(w.model)) {  // every model and its input: refused before anything starts
+    WorkloadOptions one = w;
+    one.model = model;
+    sample_input(one);
+  }
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
   if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
   if (w.average_every < 1 || w.average_every > kMaxSteps) throw UsageError("--average-every must be at least 1");
@@ -125,6 +149,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
                  chosen.end());
   }
 
+  const std::vector<std::string> models = model_axis(request.base.workload.model);
   std::vector<PlannedCell> cells;
   for (const auto& choice : chosen) {
     const ScenarioInfo* s = choice.first;
@@ -143,10 +168,15 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         }
         continue;
       }
+      // Scenarios with no model of their own run once, on the default model's config.
+      const std::vector<std::string> own_models = shares_a_model(s->kind()) ? models : std::vector<std::string>{
+          models.size() == 1 ? models.front() : WorkloadOptions{}.model};
+      for (const std::string& model : own_models) {
       for (int p : procs) {
         if (p < s->min_procs()) continue;
         PlannedCell cell;
         cell.config = request.base;
+        cell.config.workload.model = model;
         cell.config.scenario = s->name();
         cell.config.variant = v->name;
         cell.config.start = m;
@@ -156,6 +186,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         cell.known_bug = v->known_bug;
         cell.kind = s->kind();
         cells.push_back(std::move(cell));
+      }
       }
     }
   }

@@ -103,7 +103,8 @@ std::vector<CellFlag> make_flags() {
     };
     string_flag("--model",
                 "the model every strategy shares: mlp, convnet-s, convnet-m, transformer-s, transformer-m, or the path "
-                "of a TorchScript file (torch.jit.save) with --input-shape",
+                "of a TorchScript file (torch.jit.save) with --input-shape; a list (convnet-s,convnet-m) is a matrix axis for "
+                "the training and inference scenarios",
                 [](CellConfig& c) -> std::string& { return c.workload.model; });
     string_flag("--input-shape", "a TorchScript model's one sample, without the batch dimension: 3,32,32",
                 [](CellConfig& c) -> std::string& { return c.workload.input_shape; });
