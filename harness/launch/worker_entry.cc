@@ -17,6 +17,7 @@
 
 #include "harness/util/clock.h"
 
+#include "harness/chaos/chaos_schedule.h"
 #include "harness/checkers/model_sharing.h"
 #include "harness/launch/launcher.h"
 #include "harness/watchdog/sanitizer_reports.h"
@@ -125,10 +126,12 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       auto scenario = info->create(cell);
       WorkerContext ctx(cell, arena, rank);
       collect_model_promises_into(&slot);
+      start_chaos(cell, rank, &slot.chaos);
       slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
       slot.last_beat_ns.store(monotonic_ns());
       scenario->work(ctx);
       ctx.finish();
+      stop_chaos();
       settle_model_promises();  // where the model it bound is now, before anything of it is freed
       // The exact end of the memory check's window: the watchdog's last sample may be older.
       if (own_process) {
@@ -151,6 +154,7 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     write_error(slot, "unknown exception");
   }
   collect_model_promises_into(nullptr);  // a failed worker's promises are not judged
+  stop_chaos();
   if (slot.finished_ns == 0) slot.finished_ns = monotonic_ns();
   slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kFailed));
   // A failed worker must not leave its siblings waiting at the start barrier.

@@ -407,6 +407,24 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       const double model_mb = model == rep.metrics.end() ? 0 : model->second / (1 << 20);
       if (auto memory = memory_check(sup, *block, cell, model_mb)) rep.checks.push_back(*memory);
     }
+    if (cell.chaos_seed != 0) {  // what --chaos did, summed over the workers (docs/chaos.md)
+      ChaosTally sum;
+      for (int r = 0; r < block->procs; ++r) {
+        const ChaosTally& t = block->slots[r].chaos;
+        sum.points += t.points;
+        sum.yields += t.yields;
+        sum.sleeps += t.sleeps;
+        sum.slept_ns += t.slept_ns;
+        sum.skipped += t.skipped;
+        sum.priority_changes += t.priority_changes;
+      }
+      rep.metrics["chaos_points"] = static_cast<double>(sum.points);
+      rep.metrics["chaos_yields"] = static_cast<double>(sum.yields);
+      rep.metrics["chaos_sleeps"] = static_cast<double>(sum.sleeps);
+      rep.metrics["chaos_slept_s"] = static_cast<double>(sum.slept_ns) * 1e-9;
+      rep.metrics["chaos_refused_by_budget"] = static_cast<double>(sum.skipped);
+      rep.metrics["chaos_priority_changes"] = static_cast<double>(sum.priority_changes);
+    }
     if (!info->opted_out("model-shared")) {
       std::map<int, double> peak_uss_mb;
       for (const auto& [rank, track] : sup.memory) {

@@ -61,6 +61,7 @@ struct CellConfig {
   double max_growth_mb = 64;                 // the `memory` check: a worker's private memory may grow this much
   std::string stacks = "auto";               // on a hang: gdb, proc (/proc only), auto (gdb if installed)
   std::vector<std::string> disabled_checks;  // detector self-test: these checks' results are dropped
+  std::uint64_t chaos_seed = 0;              // --chaos: perturb the workers' schedules from this seed (0: off)
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }

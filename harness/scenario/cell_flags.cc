@@ -83,6 +83,16 @@ std::vector<CellFlag> make_flags() {
     f.format = [](const CellConfig& c) { return std::to_string(c.workload.seed); };
     flags.push_back(f);
   }
+  {
+    CellFlag f;
+    f.flag = "--chaos";
+    f.help = "perturb every worker's schedule from this seed (docs/chaos.md): rare interleavings become common; 0: off";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      c.chaos_seed = static_cast<std::uint64_t>(parse_flag_int("--chaos", t, 0, INT64_MAX));
+    };
+    f.format = [](const CellConfig& c) { return std::to_string(c.chaos_seed); };
+    flags.push_back(f);
+  }
   flags.push_back(int_flag("--batch", "batch size", 1, 1 << 20, [](CellConfig& c) -> std::int64_t& { return c.workload.batch; }));
   flags.push_back(double_flag("--lr", "SGD learning rate", 1e-9, 99.0, [](CellConfig& c) -> double& { return c.workload.lr; }));
   flags.push_back(double_flag("--momentum", "SGD momentum (its buffers are shared too)", 0.0, 0.999,

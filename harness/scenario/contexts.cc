@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/chaos/chaos_schedule.h"
 #include "harness/scenario/scenario.h"
 #include "harness/watchdog/memory_probe.h"
 
@@ -63,6 +64,7 @@ void WorkerContext::beat(std::int64_t steps_done) {
       }
     }
   }
+  chaos_point(ChaosSite::kBeat);
   // --step-delay-us slows every scenario alike: after each unit of progress, not inside it.
   if (cell_.workload.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(cell_.workload.step_delay_us));
 }

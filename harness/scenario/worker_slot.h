@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "harness/chaos/chaos_schedule.h"
 #include "harness/sync/lock_registry.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/sync/process_mutex.h"
@@ -64,6 +65,7 @@ struct alignas(64) WorkerSlot {
     char what[40] = {};
     char first_private[80] = {};
   } model_promise;
+  ChaosTally chaos;  // what --chaos did to this worker's schedule
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()

@@ -1,4 +1,5 @@
 // ProcessBarrier: futex generation barrier with abort.
+#include "harness/chaos/chaos_schedule.h"
 #include "harness/sync/process_barrier.h"
 
 #include "harness/sync/futex.h"
@@ -32,6 +33,7 @@ ProcessBarrier::ProcessBarrier(std::uint32_t parties, std::string_view name) : p
 
 bool ProcessBarrier::wait() {
   if (aborted()) throw BarrierAborted();
+  chaos_point(ChaosSite::kBeforeBarrier);
   const WaitingAt waiting(id_);
   const std::uint32_t gen = generation_.load(std::memory_order_acquire);
   if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {

@@ -1,4 +1,5 @@
 // ProcessMutex: robust process-shared pthread mutex with owner and waiter records.
+#include "harness/chaos/chaos_schedule.h"
 #include "harness/sync/process_mutex.h"
 
 #include <sys/syscall.h>
@@ -96,6 +97,7 @@ LockResult ProcessMutex::lock(int rank) {
   // lock-order edges only from blocking acquisitions, and the waiter bit must be visible while
   // blocked. The cost is two clock reads and two atomic operations per lock.
   LockResult result;
+  chaos_point(ChaosSite::kBeforeLock);
   if (registry_offset_ != 0) {
     if (t_held_ids != 0) {  // nested: the attempt itself is the edge (a deadlocked lock() never returns)
       reinterpret_cast<LockRegistry*>(reinterpret_cast<char*>(this) + registry_offset_)
@@ -113,10 +115,12 @@ LockResult ProcessMutex::lock(int rank) {
   }
   result.recovered_owner_death = rc == EOWNERDEAD;
   mark_acquired(rank, result.recovered_owner_death);
+  chaos_point(ChaosSite::kHoldingLock);  // --chaos: widen the critical section now and then
   return result;
 }
 
 void ProcessMutex::unlock() {
+  chaos_point(ChaosSite::kBeforeUnlock);
   if (id_ >= 0) t_held_ids &= ~(std::uint64_t{1} << id_);
   add_held(-1);  // before the release: a count above 0 still means the lock is held
   owner_rank_.store(kNoOwner, std::memory_order_release);
