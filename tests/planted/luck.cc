@@ -5,7 +5,7 @@
 //     working on the value a little (a few microseconds, as a real update computes), writing it.
 //     `unlocked` does it with no lock: updates are lost when another worker writes in between.
 //     Twin `locked`: the same read-modify-write under a ProcessMutex. Check `lost-updates`: the
-//     counter must end at procs x steps.
+//     counter must end at procs x steps. Registered as may-fail: see the registration below.
 //   scenario `luck-ring`: each rank takes its own lock, then its neighbour's, --steps times, with no
 //     barrier in between: the ring closes (a hang) only when every rank holds its first lock at
 //     once. Twin `ordered`: both locks in one global order. The lock-order check sees the cycle in
@@ -97,8 +97,11 @@ class LuckRing : public sharebench::Scenario {
 SHAREBENCH_SCENARIO(LuckCounter, "luck-counter")
     ->Describe("workers add 1 to a shared counter: read, compute, write")
     ->Variant("locked", "the read-modify-write under a ProcessMutex")
+    // May fail, not must: chaos perturbs the harness's own points only, and on a loaded machine the
+    // workers may not overlap at all (a CI run missed it in 1 of 5 under fork and under forkserver).
+    // Its rate is a figure (docs/chaos.md) until preemption from outside lands.
     ->KnownBug("unlocked", "the read-modify-write with no lock (no meeting point forces the overlap)",
-               sharebench::Expectation{{"lost-updates"}}, 2);
+               sharebench::Expectation{{}, {"lost-updates"}}, 2);
 
 SHAREBENCH_SCENARIO(LuckRing, "luck-ring")
     ->Describe("each rank takes two locks of a ring, over and over, with no barrier")
