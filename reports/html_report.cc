@@ -40,6 +40,18 @@ std::string html(const std::string& s) {
   return out;
 }
 
+// --chaos: what each worker's schedule went through last, before the failure a repetition shows
+// (docs/chaos.md); "" for a run without chaos.
+std::string chaos_before(const Repetition& r) {
+  std::string rows;
+  for (const WorkerRecord& w : r.workers) {
+    if (!w.chaos_recent.empty()) rows += fmt::format("<li>rank {}: {}</li>", w.rank, html(w.chaos_recent));
+  }
+  if (rows.empty()) return "";
+  return fmt::format("<details class=\"chaos\"><summary>the perturbations before it (repetition {}, --chaos)</summary>"
+                     "<ul>{}</ul></details>\n", r.index, rows);
+}
+
 // JSON inside <script>: "</" must not end the script element.
 std::string script_json(const json& j) {
   std::string s = j.dump();
@@ -492,6 +504,7 @@ std::string render_html(const RunResult& run) {
             page += fmt::format("<details><summary>rank {} stderr</summary><pre>{}</pre></details>\n", w.rank, html(w.stderr_tail));
           }
         }
+        page += chaos_before(*r);
       }
       page += fmt::format("<p>Reproduce:</p><pre>{}</pre></div>\n", html(c.repro));
     }
@@ -503,8 +516,12 @@ std::string render_html(const RunResult& run) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
       for (const Evidence& e : o.evidence) {
-        page += fmt::format("<tr><td>{}</td><td class=\"caught\">{}</td><td>{}</td></tr>\n", html(c.config.id()),
-                            html(e.check), html(e.message));
+        std::string chaos;
+        for (const Repetition& r : c.repetitions) {
+          if (r.index == e.repetition) chaos = chaos_before(r);
+        }
+        page += fmt::format("<tr><td>{}</td><td class=\"caught\">{}</td><td>{}{}</td></tr>\n", html(c.config.id()),
+                            html(e.check), html(e.message), chaos);
       }
     }
     page += "</table>\n";

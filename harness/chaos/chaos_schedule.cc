@@ -2,10 +2,20 @@
 #include "harness/chaos/chaos_schedule.h"
 
 #include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <memory>
+#include <system_error>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "harness/scenario/cell_config.h"
 #include "harness/util/clock.h"
@@ -25,8 +35,12 @@ struct ChaosState {
   std::uint64_t rng = 0;
   ChaosTally* tally = nullptr;
   std::int64_t started_ns = 0;
-  int priority = 1;                // 0 (held back most) .. 3 (held back least)
+  std::atomic<int> priority{1};    // 0 (held back most) .. 3 (held back least); the preempter reads it
   std::int64_t until_change = 0;   // points left before the next priority change point
+  // The preemption timer draws from a stream of its own: when it fires depends on the machine, and
+  // must not shift what the synchronisation points draw.
+  std::uint64_t preempt_rng = 0;      // the pauses the preempter's signals make
+  std::unique_ptr<class Preempter> preempter;
   double uniform() { return static_cast<double>(splitmix64(rng) >> 11) * 0x1.0p-53; }
   std::int64_t between(std::int64_t lo, std::int64_t hi) {
     return lo + static_cast<std::int64_t>(splitmix64(rng) % static_cast<std::uint64_t>(hi - lo + 1));
@@ -42,16 +56,168 @@ double site_probability(ChaosSite site) {
   switch (site) {
     case ChaosSite::kHoldingLock: return 0.5;
     case ChaosSite::kBeforeLock:
-    case ChaosSite::kBeforeBarrier: return 0.35;
+    case ChaosSite::kBeforeBarrier:
+    case ChaosSite::kAfterBarrier: return 0.35;
     case ChaosSite::kBeforeUnlock:
-    case ChaosSite::kBeat: return 0.25;
+    case ChaosSite::kBeat:
+    case ChaosSite::kPreempted: return 0.25;
   }
   return 0.25;
 }
 
 constexpr double kPriorityWeight[4] = {2.0, 1.0, 0.5, 0.25};
 
+// Every injected pause goes through here: within the budget, counted, and kept in the ring.
+// Async-signal-safe (the preemption handler calls it): no allocation, no lock.
+bool within_budget(ChaosState& c, std::int64_t ns, std::int64_t now) {
+  const ChaosTally& t = *c.tally;
+  const std::int64_t paused = t.slept_ns + t.preempted_ns;
+  const std::int64_t worked = now - c.started_ns - paused;
+  const double allowed = (kChaosSlowdownBudget - 1) * static_cast<double>(worked) + kChaosGraceMs * 1e6;
+  return static_cast<double>(paused + ns) <= allowed;
+}
+
+void remember(ChaosTally& t, ChaosSite site, std::int64_t now, std::int64_t pause_ns) {
+  ChaosEvent& e = t.recent[t.recorded % ChaosTally::kRecent];
+  e.at_ns = now;
+  e.pause_us = static_cast<std::int32_t>(pause_ns / 1000);
+  e.site = site;
+  ++t.recorded;
+}
+
+void pause_for(std::int64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+  }
+}
+
+int preempt_signal() { return SIGRTMIN + 6; }
+
+// The preempter's signal handler: pause this thread wherever it was, for 0.1 to 1 ms mostly, 1 to
+// 3 ms now and then, 3 to 8 ms rarely (twice as long at the lowest priority): long enough that the
+// others get a core meanwhile on a machine loaded by other work, short enough that the workers
+// still overlap most of the time.
+void on_preempt_signal(int) {
+  const int saved_errno = errno;
+  ChaosState* c = t_chaos;
+  if (c) {
+    const double kind = static_cast<double>(splitmix64(c->preempt_rng) >> 11) * 0x1.0p-53;
+    const std::uint64_t spread = splitmix64(c->preempt_rng);
+    std::int64_t ns = kind < 0.7   ? 100'000 + static_cast<std::int64_t>(spread % 900'000)
+                      : kind < 0.95 ? 1'000'000 + static_cast<std::int64_t>(spread % 2'000'000)
+                                    : 3'000'000 + static_cast<std::int64_t>(spread % 5'000'000);
+    if (c->priority.load(std::memory_order_relaxed) == 0) ns *= 2;
+    const std::int64_t now = monotonic_ns();
+    ChaosTally& t = *c->tally;
+    if (within_budget(*c, ns, now)) {
+      remember(t, ChaosSite::kPreempted, now, ns);
+      ++t.preemptions;
+      t.preempted_ns += ns;
+      pause_for(ns);
+    } else {
+      ++t.skipped;
+    }
+  }
+  errno = saved_errno;
+}
+
+std::int64_t read_ns(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The preempter: a thread beside the worker's that wakes every 20 to 500 µs (seeded; a
+// low-priority worker twice as often, a high-priority one half as often) and, at half of its
+// looks (weighted by priority as the synchronisation points are), when the worker's
+// thread has been computing since the last look (its CPU clock advanced by a tenth of the time
+// passed or more: on a loaded machine a computing thread gets a share of a core), signals it
+// there, wherever it is. A thread blocked in the kernel is left alone: the
+// signal would only cut its system call short. (A CPU-time timer cannot do this: the kernel checks
+// those only at its tick, once in 1 to 4 ms, fewer times than a short worker's whole work.)
+class Preempter {
+ public:
+  Preempter(std::uint64_t seed, const std::atomic<int>* priority) : rng_(seed), priority_(priority) {}
+  bool start() {
+    static const bool installed = [] {
+      struct sigaction sa{};
+      sa.sa_handler = &on_preempt_signal;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESTART;
+      return ::sigaction(preempt_signal(), &sa, nullptr) == 0;
+    }();
+    if (!installed || ::pthread_getcpuclockid(::pthread_self(), &clock_) != 0) return false;
+    pid_ = ::getpid();
+    tid_ = static_cast<pid_t>(::syscall(SYS_gettid));
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      return false;  // no thread to spare: the synchronisation points are still perturbed
+    }
+    return true;
+  }
+  ~Preempter() {
+    stop_.store(true, std::memory_order_release);
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::int64_t cpu = read_ns(clock_), wall = monotonic_ns();
+    while (!stop_.load(std::memory_order_acquire)) {
+      std::int64_t ns = 20'000 + static_cast<std::int64_t>(splitmix64(rng_) % 480'000);
+      const int priority = priority_->load(std::memory_order_relaxed);
+      if (priority == 0) ns /= 2;
+      if (priority == 3) ns *= 2;
+      pause_for(ns);
+      const std::int64_t cpu_now = read_ns(clock_), wall_now = monotonic_ns();
+      // Signalled now and then, not at every look: a worker paused most of the time would seldom
+      // overlap the others, and an overlap is what a race needs.
+      const double p = std::min(0.95, 2 * site_probability(ChaosSite::kPreempted) * kPriorityWeight[priority]);
+      const bool now = static_cast<double>(splitmix64(rng_) >> 11) * 0x1.0p-53 < p;
+      if (now && 10 * (cpu_now - cpu) >= wall_now - wall && !stop_.load(std::memory_order_acquire)) {
+        ::syscall(SYS_tgkill, pid_, tid_, preempt_signal());
+      }
+      cpu = read_ns(clock_);  // after the handler's pause, if it came: that time was not computing
+      wall = monotonic_ns();
+    }
+  }
+
+  std::uint64_t rng_;
+  const std::atomic<int>* priority_;
+  clockid_t clock_{};
+  pid_t pid_ = 0, tid_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 }  // namespace
+
+const char* to_string(ChaosSite site) {
+  switch (site) {
+    case ChaosSite::kBeforeLock: return "before a lock";
+    case ChaosSite::kHoldingLock: return "holding a lock";
+    case ChaosSite::kBeforeUnlock: return "before an unlock";
+    case ChaosSite::kBeforeBarrier: return "before a barrier";
+    case ChaosSite::kAfterBarrier: return "leaving a barrier";
+    case ChaosSite::kBeat: return "at a beat";
+    case ChaosSite::kPreempted: return "preempted in its own code";
+  }
+  return "?";
+}
+
+std::string describe_recent_chaos(const ChaosTally& tally, std::int64_t start_ns) {
+  std::string out;
+  const std::int64_t n = std::min<std::int64_t>(tally.recorded, ChaosTally::kRecent);
+  for (std::int64_t i = tally.recorded - n; i < tally.recorded; ++i) {
+    const ChaosEvent& e = tally.recent[i % ChaosTally::kRecent];
+    if (!out.empty()) out += "; ";
+    const double at_ms = static_cast<double>(e.at_ns - start_ns) * 1e-6;
+    out += e.pause_us == 0 ? fmt::format("t+{:.1f} ms {}: yield", at_ms, to_string(e.site))
+                           : fmt::format("t+{:.1f} ms {}: pause {} µs", at_ms, to_string(e.site), e.pause_us);
+  }
+  return out;
+}
 
 std::uint64_t chaos_stream_seed(std::uint64_t chaos_seed, const std::string& cell_id, int repetition, int rank) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the id, then mixed with the numbers
@@ -71,14 +237,24 @@ void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally) {
   c->rng = chaos_stream_seed(cell.chaos_seed, cell.id(), cell.repetition, rank);
   c->tally = tally;
   c->started_ns = monotonic_ns();
-  c->priority = static_cast<int>(c->between(0, 3));
+  c->priority.store(static_cast<int>(c->between(0, 3)), std::memory_order_relaxed);
   c->until_change = c->between(16, 256);
+  c->preempt_rng = c->rng ^ 0x5851f42d4c957f2dULL;
+  splitmix64(c->preempt_rng);
   t_chaos = c;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  std::uint64_t preempter_seed = c->rng ^ 0x2545f4914f6cdd1dULL;
+  splitmix64(preempter_seed);
+  auto preempter = std::make_unique<Preempter>(preempter_seed, &c->priority);
+  if (preempter->start()) c->preempter = std::move(preempter);
 }
 
 void stop_chaos() {
-  delete t_chaos;
-  t_chaos = nullptr;
+  ChaosState* c = t_chaos;
+  if (c) c->preempter.reset();  // joined: no signal is sent after this
+  t_chaos = nullptr;  // and one still pending finds nothing to do
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  delete c;
 }
 
 void chaos_point(ChaosSite site) {
@@ -87,31 +263,31 @@ void chaos_point(ChaosSite site) {
   ChaosTally& tally = *c->tally;
   ++tally.points;
   if (--c->until_change <= 0) {  // a priority change point
-    c->priority = static_cast<int>(c->between(0, 3));
+    c->priority.store(static_cast<int>(c->between(0, 3)), std::memory_order_relaxed);
     c->until_change = c->between(16, 256);
     ++tally.priority_changes;
   }
-  const double p = std::min(0.95, site_probability(site) * kPriorityWeight[c->priority]);
+  const double p = std::min(0.95, site_probability(site) * kPriorityWeight[c->priority.load(std::memory_order_relaxed)]);
   if (c->uniform() >= p) return;
   const double kind = c->uniform();
   if (kind < 0.45) {
     ++tally.yields;
+    remember(tally, site, monotonic_ns(), 0);
     ::sched_yield();
     return;
   }
   // A short sleep mostly, a long one now and then; a low-priority worker sleeps twice as long.
   std::int64_t ns = kind < 0.9 ? c->between(20'000, 400'000) : c->between(1'000'000, 4'000'000);
-  if (c->priority == 0) ns *= 2;
+  if (c->priority.load(std::memory_order_relaxed) == 0) ns *= 2;
   const std::int64_t now = monotonic_ns();
-  const std::int64_t worked = now - c->started_ns - tally.slept_ns;
-  const double allowed = (kChaosSlowdownBudget - 1) * static_cast<double>(worked) + kChaosGraceMs * 1e6;
-  if (static_cast<double>(tally.slept_ns + ns) > allowed) {
+  if (!within_budget(*c, ns, now)) {
     ++tally.skipped;
     return;
   }
+  remember(tally, site, now, ns);
   ++tally.sleeps;
   tally.slept_ns += ns;
-  std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+  pause_for(ns);
 }
 
 }  // namespace sharebench

@@ -6,6 +6,13 @@
 // it). Everything is drawn from the seed, the cell's id, the repetition and the rank alone, so the
 // same command perturbs the same way (what a scheduler then does with it is the machine's).
 //
+// Preemption at arbitrary points: a per-thread timer on the worker thread's own CPU clock
+// (timer_create, CLOCK_THREAD_CPUTIME_ID, aimed at that thread alone) fires after a seeded slice
+// of the worker's computing, wherever it is, inside a user's read-modify-write or half-way through
+// a copy; its handler pauses the thread a seeded while (the effect of a SIGSTOP/SIGCONT pair, but
+// aimed in CPU time and free of the runner's own scheduling), and the others run meanwhile. A
+// thread blocked in the kernel consumes no CPU time and is never interrupted by it.
+//
 // The budget: a worker's injected delays never exceed kChaosSlowdownBudget - 1 times the time it
 // spent on its own work (plus kChaosGraceMs at the start), so a cell runs at most about
 // kChaosSlowdownBudget times slower than without chaos.
@@ -22,7 +29,23 @@ struct WorkerSlot;
 inline constexpr double kChaosSlowdownBudget = 5;
 inline constexpr double kChaosGraceMs = 50;
 
-enum class ChaosSite : std::uint8_t { kBeforeLock, kHoldingLock, kBeforeUnlock, kBeforeBarrier, kBeat };
+enum class ChaosSite : std::uint8_t {
+  kBeforeLock,
+  kHoldingLock,
+  kBeforeUnlock,
+  kBeforeBarrier,
+  kAfterBarrier,  // released from a barrier (the start barrier too): who leaves first is shaken
+  kBeat,
+  kPreempted,     // the CPU-time timer: anywhere in the worker's own code
+};
+const char* to_string(ChaosSite site);
+
+// One perturbation, kept in a small ring per worker: what preceded a failure (the HTML report).
+struct ChaosEvent {
+  std::int64_t at_ns = 0;  // monotonic
+  std::int32_t pause_us = 0;  // 0: a yield
+  ChaosSite site = ChaosSite::kBeat;
+};
 
 // What the chaos did in one worker, kept in its slot (the results show the sum per repetition).
 struct ChaosTally {
@@ -32,7 +55,16 @@ struct ChaosTally {
   std::int64_t slept_ns = 0;  // their total
   std::int64_t skipped = 0;   // perturbations the budget refused
   std::int64_t priority_changes = 0;
+  std::int64_t preemptions = 0;    // pauses by the CPU-time timer
+  std::int64_t preempted_ns = 0;   // their total
+  static constexpr int kRecent = 12;
+  ChaosEvent recent[kRecent];      // the last perturbations, oldest overwritten first
+  std::int64_t recorded = 0;       // perturbations recorded in all (recent holds the last kRecent)
 };
+
+// "t+12.4 ms rank 1 preempted 1.2 ms (in its own code); t+12.9 ms holding a lock: sleep 240 µs; ...",
+// the last perturbations oldest first, times from `start_ns`; "" when there were none.
+std::string describe_recent_chaos(const ChaosTally& tally, std::int64_t start_ns);
 
 // The worker side, from run_worker: perturb this thread's synchronisation points for the cell's
 // chaos seed (nothing when it is 0), counting into `tally`; stop_chaos() as work() returns.

@@ -79,6 +79,7 @@ struct WorkerRecord {
   std::string stderr_tail;  // the end of what the worker process printed to stderr (up to 8 KiB)
   std::string stall;    // on a hang: where it was stuck
   std::string stacks;   // on a hang with gdb stacks asked for: every thread's backtrace
+  std::string chaos_recent;  // --chaos: the last perturbations of this worker, oldest first ("" without)
   // Memory of the worker's process (MiB, from smaps_rollup; 0 when not sampled: thread mode, or
   // a worker gone before the first sample). USS is private memory, what the worker really adds.
   double rss_mb_peak = 0, pss_mb_peak = 0, uss_mb_peak = 0, shared_mb_peak = 0;

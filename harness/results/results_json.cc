@@ -56,7 +56,7 @@ void from_json(const json& j, SeriesPoint& p) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Series, name, rank, points)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited, exit_code, signal, steps, launch_s,
-                                                error, stderr_tail, stall, stacks, rss_mb_peak, pss_mb_peak,
+                                                error, stderr_tail, stall, stacks, chaos_recent, rss_mb_peak, pss_mb_peak,
                                                 uss_mb_peak, shared_mb_peak, uss_mb_start, uss_mb_end)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)

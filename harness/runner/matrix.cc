@@ -182,7 +182,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         cell.config.start = m;
         cell.config.procs = p;
         cell.expected = fault.active() ? expectation_under_fault(fault, request.base.hang_timeout_s)
-                                       : v->expectation_for(p, m);
+                                       : v->expectation_for(p, m, request.base.chaos_seed != 0);
         cell.known_bug = v->known_bug;
         cell.kind = s->kind();
         cells.push_back(std::move(cell));

@@ -175,6 +175,7 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
     if (failed && w.error.empty() && !w.stderr_tail.empty()) w.error = last_lines(w.stderr_tail, 2);
     if (auto st = sup.stalls.find(r); st != sup.stalls.end()) w.stall = st->second;
     if (auto st = sup.stacks.find(r); st != sup.stacks.end()) w.stacks = st->second;
+    w.chaos_recent = describe_recent_chaos(s.chaos, launch_ns);
     if (s.started_ns > 0 && s.finished_ns > s.started_ns) run_s = std::max(run_s, (s.finished_ns - s.started_ns) * 1e-9);
     steps_total += w.steps;
     rep.workers.push_back(std::move(w));
@@ -232,6 +233,24 @@ std::optional<Check> lock_order_check(const LockRegistry& locks, const std::vect
                locks.any_nesting()
                    ? fmt::format("every nested acquisition of the {} lock(s) followed one global order{}", mutexes, untracked)
                    : fmt::format("no lock was taken while holding another ({} lock(s)){}", mutexes, untracked)};
+}
+
+// `lock-init`: every registered lock still is the object setup() made. A worker that constructs the
+// shared lock again (as each "initialises" it when it starts) wipes its owner and waiters: two
+// workers may then hold it at once, and its lock-order edges are lost. Caught whatever the schedule.
+std::optional<Check> lock_init_check(const LockRegistry& locks) {
+  if (locks.count() == 0) return std::nullopt;
+  const std::vector<int> again = locks.reconstructed();
+  if (again.empty()) {
+    return Check{"lock-init", Verdict::kPass, 0.0,
+                 fmt::format("all {} lock(s) and barrier(s) kept the state setup() gave them", locks.count())};
+  }
+  std::string names;
+  for (const int id : again) names += (names.empty() ? "'" : ", '") + locks.name(id) + "'";
+  return Check{"lock-init", Verdict::kFail, static_cast<double>(again.size()),
+               fmt::format("{} was constructed again while the workers ran: a lock re-initialised in use forgets "
+                           "its owner and waiters, so two workers can hold it at once; construct it once, in setup()",
+                           names)};
 }
 
 bool wants_gdb_stacks(const CellConfig& c) { return c.stacks == "gdb" || (c.stacks == "auto" && gdb_available()); }
@@ -401,6 +420,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     if (!info->opted_out("lock-order")) {
       if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
     }
+    if (!info->opted_out("lock-init")) {
+      if (auto init = lock_init_check(block->locks)) rep.checks.push_back(*init);
+    }
     // After check(): a scenario that records model_bytes scales the bound with its model.
     if (!info->opted_out("memory")) {
       const auto model = rep.metrics.find("model_bytes");
@@ -417,6 +439,8 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
         sum.slept_ns += t.slept_ns;
         sum.skipped += t.skipped;
         sum.priority_changes += t.priority_changes;
+        sum.preemptions += t.preemptions;
+        sum.preempted_ns += t.preempted_ns;
       }
       rep.metrics["chaos_points"] = static_cast<double>(sum.points);
       rep.metrics["chaos_yields"] = static_cast<double>(sum.yields);
@@ -424,6 +448,8 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.metrics["chaos_slept_s"] = static_cast<double>(sum.slept_ns) * 1e-9;
       rep.metrics["chaos_refused_by_budget"] = static_cast<double>(sum.skipped);
       rep.metrics["chaos_priority_changes"] = static_cast<double>(sum.priority_changes);
+      rep.metrics["chaos_preemptions"] = static_cast<double>(sum.preemptions);
+      rep.metrics["chaos_preempted_s"] = static_cast<double>(sum.preempted_ns) * 1e-9;
     }
     if (!info->opted_out("model-shared")) {
       std::map<int, double> peak_uss_mb;

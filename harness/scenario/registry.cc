@@ -41,6 +41,21 @@ ScenarioInfo* ScenarioInfo::OnlyUnder(std::initializer_list<StartMethod> methods
   return this;
 }
 
+ScenarioInfo* ScenarioInfo::MustFailUnderChaos(std::initializer_list<std::string> checks) {
+  if (variants_.empty() || !variants_.back().known_bug) {
+    throw std::logic_error("MustFailUnderChaos() follows a KnownBug() of scenario " + name_);
+  }
+  Expectation& e = variants_.back().expect;
+  for (const std::string& check : checks) {
+    if (std::find(e.may_fail.begin(), e.may_fail.end(), check) == e.may_fail.end()) {
+      throw std::logic_error(fmt::format("MustFailUnderChaos(\"{}\"): scenario {} variant {} lists it as no may-fail check",
+                                         check, name_, variants_.back().name));
+    }
+  }
+  variants_.back().must_fail_under_chaos.assign(checks.begin(), checks.end());
+  return this;
+}
+
 ScenarioInfo* ScenarioInfo::LocksEveryStep() {
   if (variants_.empty()) throw std::logic_error("LocksEveryStep() follows a Variant() of scenario " + name_);
   variants_.back().locks_every_step = true;

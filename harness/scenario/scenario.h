@@ -148,11 +148,20 @@ struct VariantInfo {
   std::vector<StartMethod> bug_starts;  // the start methods the bug shows under; empty: all
   bool locks_every_step = false;        // workers hold a ProcessMutex for much of every step
   std::string not_soaked;               // why `soak` leaves this clean variant out; empty: it soaks it
+  std::vector<std::string> must_fail_under_chaos;  // may-fail checks that --chaos makes certain
   bool bug_shows_under(StartMethod m) const {
     return bug_starts.empty() || std::find(bug_starts.begin(), bug_starts.end(), m) != bug_starts.end();
   }
-  Expectation expectation_for(int procs, StartMethod start) const {
-    return known_bug && procs >= min_procs_for_bug && bug_shows_under(start) ? expect : Expectation{};
+  Expectation expectation_for(int procs, StartMethod start, bool chaos = false) const {
+    if (!(known_bug && procs >= min_procs_for_bug && bug_shows_under(start))) return Expectation{};
+    Expectation e = expect;
+    if (chaos) {
+      for (const std::string& check : must_fail_under_chaos) {
+        e.may_fail.erase(std::remove(e.may_fail.begin(), e.may_fail.end(), check), e.may_fail.end());
+        e.must_fail.push_back(check);
+      }
+    }
+    return e;
   }
 };
 
@@ -173,6 +182,9 @@ class ScenarioInfo {
   // worker while it holds the lock (kill-holding-lock), and the lock must be recovered. A lock held
   // for nanoseconds at a time is never caught held: leave the trait off.
   ScenarioInfo* LocksEveryStep();
+  // The last known bug's may-fail checks that must fail under --chaos: a bug that needs an unlucky
+  // interleaving, which chaos makes certain (docs/chaos.md measures each one).
+  ScenarioInfo* MustFailUnderChaos(std::initializer_list<std::string> checks);
   // `soak` leaves the last (clean) variant out, saying why (shown by `list`). Without it, `soak`
   // draws from every clean variant of every scenario that has not opted out of "soak".
   ScenarioInfo* NotSoaked(std::string reason);

@@ -1,6 +1,9 @@
 // LockRegistry: registration, edges, cycles.
 #include "harness/sync/lock_registry.h"
 
+#include "harness/sync/process_barrier.h"
+#include "harness/sync/process_mutex.h"
+
 #include <cstring>
 #include <functional>
 
@@ -63,6 +66,16 @@ void LockRegistry::record_attempt(std::uint64_t held, int acquired, int rank) {
 
 std::string LockRegistry::name(int id) const {
   return id >= 0 && id < count() ? std::string(entries_[id].name) : fmt::format("lock#{}", id);
+}
+
+std::vector<int> LockRegistry::reconstructed() const {
+  std::vector<int> out;
+  for (int id = 0; id < count(); ++id) {
+    const int now = entry(id).kind == Kind::kMutex ? static_cast<const ProcessMutex*>(object(id))->id()
+                                                   : static_cast<const ProcessBarrier*>(object(id))->id();
+    if (now != id) out.push_back(id);
+  }
+  return out;
 }
 
 bool LockRegistry::any_nesting() const {

@@ -56,6 +56,11 @@ class LockRegistry {
   std::string name(int id) const;
   bool any_nesting() const;
 
+  // The registered objects that no longer carry their id: constructed again over the registered one
+  // after setup() (a worker "initialising" the shared lock as it starts). Such a lock lost its
+  // owner and waiters, so two workers may hold it at once, and the harness no longer tracks it.
+  std::vector<int> reconstructed() const;
+
   // The first cycle of lock ids in the lock-order graph, or empty.
   std::vector<int> find_cycle() const;
   // "A → B → A, taken in those orders by ranks 0 (A then B) and 1 (B then A)", or "" without a cycle.

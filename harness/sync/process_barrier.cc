@@ -34,19 +34,23 @@ ProcessBarrier::ProcessBarrier(std::uint32_t parties, std::string_view name) : p
 bool ProcessBarrier::wait() {
   if (aborted()) throw BarrierAborted();
   chaos_point(ChaosSite::kBeforeBarrier);
-  const WaitingAt waiting(id_);
-  const std::uint32_t gen = generation_.load(std::memory_order_acquire);
-  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
-    arrived_.store(0, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
-    futex::wake(&generation_, INT32_MAX);
-    return true;
-  }
-  while (generation_.load(std::memory_order_acquire) == gen) {
-    if (aborted()) throw BarrierAborted();
-    futex::wait(&generation_, gen, kAbortPollNs);
-  }
-  return false;  // the round completed: an abort that came after it does not undo it
+  const bool last = [this] {
+    const WaitingAt waiting(id_);
+    const std::uint32_t gen = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_acq_rel);
+      futex::wake(&generation_, INT32_MAX);
+      return true;
+    }
+    while (generation_.load(std::memory_order_acquire) == gen) {
+      if (aborted()) throw BarrierAborted();
+      futex::wait(&generation_, gen, kAbortPollNs);
+    }
+    return false;  // the round completed: an abort that came after it does not undo it
+  }();
+  chaos_point(ChaosSite::kAfterBarrier);  // --chaos: who leaves the barrier first is shaken
+  return last;
 }
 
 void ProcessBarrier::abort() {

@@ -127,6 +127,11 @@ void ProcessMutex::unlock() {
   owner_pid_.store(0, std::memory_order_release);
   owner_tid_.store(0, std::memory_order_release);
   const int rc = pthread_mutex_unlock(&mutex_);
+  if (rc == EPERM) {
+    throw std::system_error(rc, std::generic_category(),
+                            fmt::format("unlock(ProcessMutex {}): this thread does not hold it (was the lock constructed "
+                                        "again while held?)", id_));
+  }
   if (rc != 0) {
     throw std::system_error(rc, std::generic_category(), fmt::format("unlock(ProcessMutex {})", id_));
   }

@@ -10,11 +10,27 @@
 //     barrier in between: the ring closes (a hang) only when every rank holds its first lock at
 //     once. Twin `ordered`: both locks in one global order. The lock-order check sees the cycle in
 //     every repetition; the hang itself is what luck decides (`liveness`).
+//   scenario `luck-reinit`: workers add to a guarded section under one shared ProcessMutex, which
+//     `reinit` has every worker construct again as it starts ("make sure the lock is initialised"):
+//     a worker that does it while another holds the lock wipes the owner, and two enter at once
+//     (`mutual-exclusion`, `lost-updates`), or the holder's unlock fails (`liveness`): luck. The harness's `lock-init` check sees the lock
+//     constructed again in every repetition. Twin `init-once`: only setup() constructs it.
+//   scenario `luck-seqlock`: rank 0 writes a version into every element of an array under a
+//     sequence number, --steps times with a short pause between; the others copy the array and
+//     hand each copy to a SnapshotMonitor. `no-recheck` never re-reads the sequence after copying:
+//     a copy that straddles a write is torn (`consistent-snapshots`) when a reader is interrupted
+//     mid-copy while the writer writes. Twin `recheck` copies again when the sequence moved.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <new>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "harness/checkers/guarded_section.h"
+#include "harness/checkers/version_stripes.h"
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_mutex.h"
 
@@ -92,16 +108,109 @@ class LuckRing : public sharebench::Scenario {
   sharebench::CellConfig cell_;
 };
 
+struct Reinit {
+  sharebench::ProcessMutex lock{"shared-lock"};
+  sharebench::SectionMonitor section;
+};
+
+class LuckReinit : public sharebench::Scenario {
+ public:
+  explicit LuckReinit(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<Reinit>("reinit"); }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto& s = *ctx.arena().lookup<Reinit>("reinit");
+    ctx.wait_for_start();
+    if (cell_.variant == "reinit") new (&s.lock) sharebench::ProcessMutex("shared-lock");  // the bug
+    for (std::int64_t step = 1; step <= cell_.workload.steps; ++step) {
+      {
+        sharebench::ProcessLockGuard guard(s.lock, ctx.rank());
+        sharebench::GuardedSection section(s.section);
+        work_on(step);
+      }
+      ctx.beat(step);
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    const auto& s = *ctx.arena().lookup<Reinit>("reinit");
+    sharebench::check_mutual_exclusion(ctx, s.section);
+    sharebench::check_lost_updates(ctx, s.section);
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
+constexpr std::size_t kSeqElements = 16384;  // 128 KiB: a small model's parameters
+
+struct Seqlocked {
+  std::atomic<std::uint64_t> sequence{0};  // odd while a write is in progress
+  std::atomic<int> writer_done{0};
+  sharebench::SnapshotMonitor snapshots;
+  std::int64_t data[kSeqElements] = {};
+};
+
+class LuckSeqlock : public sharebench::Scenario {
+ public:
+  explicit LuckSeqlock(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<Seqlocked>("luck-seqlock"); }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto* s = ctx.arena().lookup<Seqlocked>("luck-seqlock");
+    ctx.wait_for_start();
+    if (ctx.rank() == 0) {  // the writer: a round now and then
+      for (std::int64_t version = 1; version <= cell_.workload.steps; ++version) {
+        s->sequence.fetch_add(1);
+        sharebench::stamp_version(s->data, kSeqElements, version);
+        s->sequence.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        ctx.beat(version);
+      }
+      s->writer_done.store(1);
+      return;
+    }
+    std::vector<std::int64_t> copy(kSeqElements);
+    std::int64_t n = 0;
+    while (s->writer_done.load() == 0 && !ctx.peer_failed()) {
+      std::uint64_t before;
+      do {
+        do before = s->sequence.load(); while (before % 2 == 1);
+        for (std::size_t i = 0; i < kSeqElements; ++i) copy[i] = s->data[i];
+      } while (cell_.variant == "recheck" && s->sequence.load() != before);  // the bug: no re-check
+      s->snapshots.observe(copy.data(), copy.size());
+      ctx.beat(++n);
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    sharebench::check_consistent_snapshots(ctx, ctx.arena().lookup<Seqlocked>("luck-seqlock")->snapshots);
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
 }  // namespace
 
 SHAREBENCH_SCENARIO(LuckCounter, "luck-counter")
     ->Describe("workers add 1 to a shared counter: read, compute, write")
     ->Variant("locked", "the read-modify-write under a ProcessMutex")
-    // May fail, not must: chaos perturbs the harness's own points only, and on a loaded machine the
-    // workers may not overlap at all (a CI run missed it in 1 of 5 under fork and under forkserver).
-    // Its rate is a figure (docs/chaos.md) until preemption from outside lands.
+    // Without --chaos a may-fail: on a loaded machine the workers may never overlap (docs/chaos.md
+    // has the rates). Under --chaos the preemption timer pauses a worker inside its read-modify-write.
     ->KnownBug("unlocked", "the read-modify-write with no lock (no meeting point forces the overlap)",
-               sharebench::Expectation{{}, {"lost-updates"}}, 2);
+               sharebench::Expectation{{}, {"lost-updates"}}, 2)
+    ->MustFailUnderChaos({"lost-updates"});
+
+SHAREBENCH_SCENARIO(LuckReinit, "luck-reinit")
+    ->Describe("workers add under one shared lock, in a guarded section")
+    ->Variant("init-once", "setup() constructs the lock; workers only use it")
+    ->KnownBug("reinit", "every worker constructs the shared lock again as it starts",
+               sharebench::Expectation{{"lock-init"}, {"mutual-exclusion", "lost-updates", "liveness"}});
+
+SHAREBENCH_SCENARIO(LuckSeqlock, "luck-seqlock")
+    ->Describe("one writer stamps versions under a sequence number now and then; readers copy")
+    ->MinProcs(2)
+    ->Variant("recheck", "the reader copies again when the sequence moved")
+    ->KnownBug("no-recheck", "the reader trusts its copy without re-reading the sequence (no forced pause)",
+               sharebench::Expectation{{}, {"consistent-snapshots"}})
+    ->MustFailUnderChaos({"consistent-snapshots"});
 
 SHAREBENCH_SCENARIO(LuckRing, "luck-ring")
     ->Describe("each rank takes two locks of a ring, over and over, with no barrier")
