@@ -4,6 +4,8 @@
 // 1 otherwise; 128 + the signal when interrupted (130: SIGINT).
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -60,6 +62,7 @@ nlohmann::json figures_json(const SoakFigures& f, const SoakOptions& o, double w
                         {"seed", o.seed},
                         {"steps", o.steps},
                         {"hang_timeout_s", o.hang_timeout_s},
+                        {"chaos_seed", o.chaos_seed},
                         {"faults_planned", f.faults_planned},
                         {"faults_injected", f.faults_injected},
                         {"hangs", f.hangs},
@@ -72,6 +75,17 @@ nlohmann::json figures_json(const SoakFigures& f, const SoakOptions& o, double w
 }
 }  // namespace
 
+// Digits only: CLI11 reads "-1" into an unsigned option as 2^64 - 1.
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 19 &&
+                            std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+        return digits ? std::string() : "'" + text + "' is not a whole number from 0 to 9999999999999999999";
+      },
+      "UINT");
+}
+
 std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = app.add_subcommand(
       "soak", "many short cells under random faults (kill, kill holding a lock, stalls); then the count of "
@@ -79,8 +93,13 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
   auto f = std::make_shared<SoakFlags>();
   cmd->add_option("--cells", f->options.cells, "cells to run")->capture_default_str();
   cmd->add_option("--seed", f->options.seed, "seed of the random plan (the same seed, the same soak)")
+      ->check(whole_number())  // an unsigned option alone would take -1 as 2^64 - 1
       ->capture_default_str();
   cmd->add_option("--steps", f->options.steps, "steps per worker (each followed by a 2 ms pause)")->capture_default_str();
+  cmd->add_option("--chaos", f->options.chaos_seed,
+                  "perturb every cell's schedule from this seed as well (docs/chaos.md); 0: off")
+      ->check(whole_number())
+      ->capture_default_str();
   cmd->add_option("--hang-timeout", f->options.hang_timeout_s, "seconds without progress that make a hang")
       ->capture_default_str();
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>)");

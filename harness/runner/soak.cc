@@ -59,6 +59,7 @@ std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
     // drawn at steps 1..10 to land before the target finishes.
     c.workload.step_delay_us = 2000;
     c.hang_timeout_s = o.hang_timeout_s;
+    c.chaos_seed = o.chaos_seed;
     c.deadline_s = 60;
     // none 20 %, kill 30 %, kill-holding-lock 15 % (where a lock is taken every step; else kill),
     // stall shorter than the hang timeout 15 %, stall longer 20 %.

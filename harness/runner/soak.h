@@ -24,6 +24,7 @@ struct SoakOptions {
   std::uint64_t seed = 1;
   std::int64_t steps = 120;
   double hang_timeout_s = 2;
+  std::uint64_t chaos_seed = 0;  // --chaos: every cell's schedule perturbed too (docs/chaos.md); 0: off
 };
 
 // One variant a soak may draw, from the registry's traits: every clean variant of every scenario
