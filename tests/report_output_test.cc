@@ -115,6 +115,35 @@ TEST(EveryOutcome, DecidedOnceAndShownAsItselfInEveryWriter) {
   }
 }
 
+// A planted bug that needs luck (may-fail checks only, as luck-counter/unlocked without --chaos):
+// caught, with its rate, when it showed in some repetition; "ok" saying it did not show otherwise,
+// never a bare "ok" that reads as if the bug had been looked for and was absent.
+TEST(MayFailBug, CaughtWithItsRateOrOkSayingItDidNotShow) {
+  CellResult cell;
+  cell.config.scenario = "luck-counter";
+  cell.config.variant = "unlocked";
+  cell.known_bug = true;
+  cell.expected = Expectation{{}, {"lost-updates"}};
+  for (int i = 0; i < 3; ++i) {
+    Repetition r;
+    r.index = i;
+    r.as_expected = true;
+    r.checks.push_back({"lost-updates", i < 2 ? Verdict::kFail : Verdict::kPass, 0.0,
+                        i < 2 ? "the counter ended at 590 of 600: 10 update(s) lost" : "all updates reached"});
+    cell.repetitions.push_back(r);
+  }
+  CellOutcome caught = cell.outcome();
+  EXPECT_EQ(caught.kind, Outcome::kBugCaught);
+  ASSERT_EQ(caught.evidence.size(), 1u);
+  EXPECT_EQ(caught.evidence[0].check, "lost-updates");
+  EXPECT_NE(caught.evidence[0].message.find("(in 2 of 3 repetitions)"), std::string::npos) << caught.evidence[0].message;
+
+  for (Repetition& r : cell.repetitions) r.checks[0].verdict = Verdict::kPass;
+  CellOutcome missed = cell.outcome();
+  EXPECT_EQ(missed.kind, Outcome::kOk);
+  EXPECT_EQ(missed.summary, "ok: the planted bug did not show (lost-updates may catch it)");
+}
+
 TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
   const std::string out = render_console(testing::report_fixture(), false);
   expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+USS/WORKER\s+LAUNCH)",

@@ -90,6 +90,25 @@ CellOutcome decide_outcome(const CellResult& cell) {
     out.kind = Outcome::kFaultHandled;
   } else if (!e.must_fail.empty()) {
     out.kind = Outcome::kBugCaught;
+  } else if (cell.known_bug && !e.may_fail.empty()) {
+    // A planted bug that needs luck (its checks may fail): caught when one of them failed in some
+    // repetition, with the rate; otherwise ok, saying it did not show, never a bare "ok".
+    std::string rates;
+    for (const std::string& name : e.may_fail) {
+      int failed = 0, ran = 0;
+      const Repetition* first = nullptr;
+      for (const Repetition& r : cell.repetitions) {
+        auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const Check& c) { return c.name == name; });
+        if (it == r.checks.end()) continue;
+        ++ran;
+        if (it->verdict == Verdict::kFail && ++failed == 1) first = &r;
+      }
+      if (!first) continue;
+      const auto it = std::find_if(first->checks.begin(), first->checks.end(), [&](const Check& c) { return c.name == name; });
+      add_once(out.evidence, {name, "fail", fmt::format("{} (in {} of {} repetitions)", it->message, failed, ran), first->index});
+    }
+    out.kind = out.evidence.empty() ? Outcome::kOk : Outcome::kBugCaught;
+    if (out.evidence.empty()) out.reason = fmt::format("the planted bug did not show ({} may catch it)", fmt::join(e.may_fail, ", "));
   } else {
     out.kind = Outcome::kOk;
   }
@@ -110,7 +129,7 @@ CellOutcome decide_outcome(const CellResult& cell) {
   std::vector<std::string> names;
   for (const Evidence& ev : out.evidence) names.push_back(ev.check);
   switch (out.kind) {
-    case Outcome::kOk: out.summary = "ok"; break;
+    case Outcome::kOk: out.summary = out.reason.empty() ? "ok" : "ok: " + out.reason; break;
     case Outcome::kBugCaught: out.summary = fmt::format("bug caught by {}", fmt::join(names, ", ")); break;
     case Outcome::kFaultHandled: out.summary = fmt::format("fault handled ({} failed as it must)", fmt::join(names, ", ")); break;
     case Outcome::kSkipped: out.summary = "skipped: " + out.reason; break;
