@@ -37,9 +37,9 @@ struct ChaosState {
   std::int64_t started_ns = 0;
   std::atomic<int> priority{1};    // 0 (held back most) .. 3 (held back least); the preempter reads it
   std::int64_t until_change = 0;   // points left before the next priority change point
-  // The preemption timer draws from a stream of its own: when it fires depends on the machine, and
-  // must not shift what the synchronisation points draw.
-  std::uint64_t preempt_rng = 0;      // the pauses the preempter's signals make
+  // The preemption pauses draw from a stream of their own: when a signal lands depends on the
+  // machine, and must not shift what the synchronisation points draw.
+  std::uint64_t preempt_rng = 0;
   std::unique_ptr<class Preempter> preempter;
   double uniform() { return static_cast<double>(splitmix64(rng) >> 11) * 0x1.0p-53; }
   std::int64_t between(std::int64_t lo, std::int64_t hi) {

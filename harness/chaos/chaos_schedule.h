@@ -6,15 +6,16 @@
 // it). Everything is drawn from the seed, the cell's id, the repetition and the rank alone, so the
 // same command perturbs the same way (what a scheduler then does with it is the machine's).
 //
-// Preemption at arbitrary points: a per-thread timer on the worker thread's own CPU clock
-// (timer_create, CLOCK_THREAD_CPUTIME_ID, aimed at that thread alone) fires after a seeded slice
-// of the worker's computing, wherever it is, inside a user's read-modify-write or half-way through
-// a copy; its handler pauses the thread a seeded while (the effect of a SIGSTOP/SIGCONT pair, but
-// aimed in CPU time and free of the runner's own scheduling), and the others run meanwhile. A
-// thread blocked in the kernel consumes no CPU time and is never interrupted by it.
+// Preemption at arbitrary points: a preempter thread beside each worker looks every 20 to 500 µs
+// and, now and then, when the worker's thread has been computing since the last look, signals that
+// thread alone (tgkill); the handler pauses it where it stands, inside a user's read-modify-write or
+// half-way through a copy, for a seeded while (the effect of a SIGSTOP/SIGCONT pair, aimed at one
+// thread and at moments when it computes), and the others run meanwhile. A thread blocked in the
+// kernel is never signalled. (A CPU-time timer would be simpler, but the kernel checks those only
+// at its tick, 1 to 4 ms: fewer times than a short worker's whole work.)
 //
-// The budget: a worker's injected delays never exceed kChaosSlowdownBudget - 1 times the time it
-// spent on its own work (plus kChaosGraceMs at the start), so a cell runs at most about
+// The budget: a worker's injected sleeps and pauses never exceed kChaosSlowdownBudget - 1 times the
+// rest of its wall time (plus kChaosGraceMs at the start), so a cell runs at most about
 // kChaosSlowdownBudget times slower than without chaos.
 #pragma once
 
