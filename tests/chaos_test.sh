@@ -20,10 +20,8 @@ rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-cmake --install "$build" --prefix "$out/prefix" >"$out/install.log" || { echo "FAIL: install"; exit 1; }
-cmake -S "$src/tests/planted" -B "$out/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DPLANTED_WITH_TORCH=OFF \
-  -DCMAKE_PREFIX_PATH="$out/prefix" >"$out/configure.log" 2>&1 || { cat "$out/configure.log"; echo "FAIL: configure"; exit 1; }
-cmake --build "$out/build" --target planted-bench >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "FAIL: build"; exit 1; }
+source "$src/tests/lib/planted_out_of_tree.sh"
+build_planted_out_of_tree "$build" "$src" "$out" -DPLANTED_WITH_TORCH=OFF -- --target planted-bench
 bench=$out/build/planted-bench
 
 # The counter at 1000 steps: at 200, a repetition under spawn on an idle machine once ended with no

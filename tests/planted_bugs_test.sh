@@ -15,10 +15,8 @@ rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-cmake --install "$build" --prefix "$out/prefix" >"$out/install.log" || { echo "FAIL: install"; exit 1; }
-cmake -S "$src/tests/planted" -B "$out/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_PREFIX_PATH="$out/prefix" >"$out/configure.log" 2>&1 || { cat "$out/configure.log"; echo "FAIL: configure"; exit 1; }
-cmake --build "$out/build" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "FAIL: build"; exit 1; }
+source "$src/tests/lib/planted_out_of_tree.sh"
+build_planted_out_of_tree "$build" "$src" "$out"
 
 bench=$out/build/planted-bench
 model=$out/build/planted-model-bench
