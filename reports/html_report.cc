@@ -171,7 +171,7 @@ json chart_specs(const RunResult& run) {
   for (const auto& c : run.cells) {
     const Outcome o = c.outcome().kind;
     if (o == Outcome::kSkipped || o == Outcome::kInterrupted) continue;
-    const bool own_model = c.kind == ScenarioKind::kTraining || c.kind == ScenarioKind::kInference;
+    const bool own_model = cell_mean(c, "model_bytes") > 0;  // its scenario shares the --model
     by_scenario[sweep && own_model ? fmt::format("{} on {}", c.config.scenario, model_name(c)) : c.config.scenario]
         .push_back(&c);
     by_scenario_all_models[c.config.scenario].push_back(&c);
@@ -306,6 +306,7 @@ json chart_specs(const RunResult& run) {
         {"size-throughput-", "steps_per_s", 1, "throughput", "steps/s (all workers)"},
         {"size-round-", "round_ms", 1, "averaging round time", "ms"},
         {"size-memory-", "worker_uss_mb_peak", 1, "private memory per worker (peak USS)", "MiB"},
+        {"size-handoff-", "handoff_p50_us", 1e-3, "handoff, send to the consumer's model bound (median)", "ms"},
     };
     for (const auto& a : against_size) {
       const json lines = lines_by_model_bytes(cells, variants, a.metric, a.scale, procs);

@@ -47,6 +47,7 @@
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/util/clock.h"
+#include "scenarios/segments_reclaimed.h"
 #include "torch_support/torch_runtime.h"
 
 #include <torch/torch.h>
@@ -57,7 +58,7 @@ namespace {
 constexpr const char* kState = "ipc.state";
 constexpr std::array<std::size_t, 8> kSizes = {4u << 10, 16u << 10, 64u << 10, 256u << 10,
                                                 1u << 20,  4u << 20,  16u << 20, 64u << 20};
-constexpr std::size_t kBytesPerSize = 256u << 20;  // caps the messages of the large sizes
+constexpr std::size_t kBytesPerSize = 128u << 20;  // caps the messages of the large sizes (2 of 64 MiB)
 constexpr int kWindow = 4;                         // messages in flight per size
 constexpr int kProducerExitsAfter = 2;             // messages the planted producer-exits sends
 
@@ -213,20 +214,7 @@ class IpcScenario : public Scenario {
       count_check("producer-lifetime", 0, "the producer outlived every consumer's reference and ended the stream", "");
     }
     if (transport_ == Transport::kNamed) {
-      // Every user is gone: what is left under the cell's prefix was lost with a dead worker, or
-      // leaked by a release that never came. Reclaimed either way; only the second is a bug.
-      const auto left = unlink_segments_with_prefix(std::string(state->segment_prefix) + "-");
-      const double n = static_cast<double>(left.size());
-      if (left.empty()) {
-        ctx.check("segments-reclaimed", Verdict::kPass, 0.0, "every named segment was unlinked by its last user");
-      } else if (!finished) {
-        ctx.check("segments-reclaimed", Verdict::kPass, n,
-                  fmt::format("a worker died holding {:.0f} named segment(s); the runner unlinked them", n));
-      } else {
-        ctx.check("segments-reclaimed", Verdict::kFail, n,
-                  fmt::format("{:.0f} named segment(s) outlived a completed stream (a release was lost); "
-                              "the runner unlinked them", n));
-      }
+      check_segments_reclaimed(ctx, std::string(state->segment_prefix) + "-", finished);
     }
     if (slowest_s > 0) {
       ctx.metric("messages_per_s", received / slowest_s);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `--model`: every strategy (inference, locked, Hogwild, parameter and gradient averaging over
-# every transport) on a built-in transformer and on a TorchScript file (made by
+# every transport, the model's parameters handed over by IPC) on a built-in transformer and on a TorchScript file (made by
 # make_torchscript_model with LibTorch's scripting API, as torch.jit.save would), under fork,
 # spawn and forkserver (2 processes; the TorchScript file at 1 too): every check passes, and the results carry the model.
 # Bad model options are refused with exit 2 and one line, before a run directory is made.
@@ -13,7 +13,7 @@ make_model=$3
 run_ok() {
   local name=$1
   shift
-  "$bin" run --scenario inference,hogwild,locked/whole-step,averaging --steps 60 --out "$out/$name" --format none "$@" \
+  "$bin" run --scenario inference,hogwild,locked/whole-step,averaging,model-ipc --steps 60 --out "$out/$name" --format none "$@" \
     >"$out/$name.log" 2>&1
   local code=$?
   [ $code -eq 0 ] || { tail -20 "$out/$name.log"; fail "$name: exit $code, want 0"; }
@@ -25,6 +25,13 @@ bad = [c["id"] for c in cells if c["outcome"]["kind"] != "ok"]
 model = cells[0]["config"]["workload"]["model"]
 params = cells[0]["repetitions"][0]["metrics"].get("model_parameters")
 if bad: print(f"FAIL: {sys.argv[2]}: cells not ok: {bad}"); sys.exit(1)
+ipc = [c for c in cells if c["config"]["scenario"] == "model-ipc"]
+if any(c["config"]["procs"] >= 2 for c in cells) and not ipc:
+    print(f"FAIL: {sys.argv[2]}: no model-ipc cell"); sys.exit(1)
+for c in ipc:
+    checks = {k["name"]: k["verdict"] for k in c["repetitions"][0]["checks"]}
+    for need in ("probe-identical", "versions-delivered", "model-shared"):
+        if checks.get(need) != "pass": print(f"FAIL: {c['id']}: {need} is {checks.get(need)}"); sys.exit(1)
 if not params: print(f"FAIL: {sys.argv[2]}: no model_parameters metric"); sys.exit(1)
 print(f"{sys.argv[2]}: {len(cells)} cells ok, model {model}, {int(params)} parameters")
 PY
@@ -33,6 +40,21 @@ run_ok transformer --model transformer-s --procs 2 --start fork,spawn,forkserver
 run_ok torchscript --model "$out/tiny.pt" --input-shape 2,4 --procs 1,2 --start fork
 run_ok torchscript-spawn --model "$out/tiny.pt" --input-shape 2,4 --procs 2 --start spawn,forkserver
 run_ok convnet --model convnet-s --procs 2 --start fork
+
+# A consumer that copies the received transformer into its own memory: caught by model-shared
+# under every start method, every output still right.
+"$bin" run --scenario model-ipc/copy-on-receive --model transformer-s --steps 30 --procs 2 --start fork,spawn,forkserver \
+  --out "$out/copy" --format none >"$out/copy.log" 2>&1 || { tail -20 "$out/copy.log"; fail "copy-on-receive: exit $?"; }
+python3 - "$out/copy/results.json" <<'PY' || status=1
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+for c in cells:
+    checks = {k["name"]: k["verdict"] for k in c["repetitions"][0]["checks"]}
+    if c["outcome"]["kind"] != "bug-caught" or checks.get("model-shared") != "fail" or checks.get("probe-identical") != "pass":
+        print(f"FAIL: {c['id']}: {c['outcome']['kind']}, model-shared {checks.get('model-shared')}, "
+              f"probe-identical {checks.get('probe-identical')}"); sys.exit(1)
+print(f"copy-on-receive: caught in {len(cells)} cells")
+PY
 
 # refused NAME WORD ARGS...: exit 2, one line naming WORD, no run directory.
 refused() {

@@ -98,10 +98,16 @@ NamedSegment NamedSegment::open(const std::string& name, std::size_t bytes) {
 
 void NamedSegment::add_users(int n) { users().fetch_add(n, std::memory_order_acq_rel); }
 
-bool NamedSegment::release() {
-  if (!map_.data()) return false;
+bool NamedSegment::drop_reference() {
+  if (!map_.data() || !referenced_) return false;
+  referenced_ = false;
   const bool last = users().fetch_sub(1, std::memory_order_acq_rel) == 1;
   if (last) ::shm_unlink(("/" + name_).c_str());
+  return last;
+}
+
+bool NamedSegment::release() {
+  const bool last = drop_reference();
   map_ = Mapping();
   return last;
 }

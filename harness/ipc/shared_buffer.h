@@ -72,11 +72,16 @@ class NamedSegment {
   void add_users(int n);
   // Drops this holder's reference and unmaps; the last user unlinks the name. True if it did.
   bool release();
+  // Drops this holder's reference (the last user unlinks the name) but keeps the mapping, which
+  // stays valid until this object goes: a consumer that keeps computing on what it received after
+  // the name is gone, as a model bound to the segment does. True if it unlinked the name.
+  bool drop_reference();
 
  private:
   std::atomic<std::int32_t>& users() const { return *static_cast<std::atomic<std::int32_t>*>(map_.data()); }
   std::string name_;
   Mapping map_;
+  bool referenced_ = true;  // this holder still counts among the users
 };
 
 // The janitor's half of NamedSegment, for after every user is gone: unlinks each /dev/shm entry

@@ -14,8 +14,7 @@
 namespace sharebench {
 
 namespace {
-// --model's list: one cell per model for the scenarios that share one (training and inference
-// kinds). A TorchScript path with a comma in it is one model when the whole value names a file.
+// --model's list: one cell per model for the scenarios that share one (ScenarioInfo::shares_model). A TorchScript path with a comma in it is one model when the whole value names a file.
 std::vector<std::string> model_axis(const std::string& value) {
   if (value.find(',') == std::string::npos || std::ifstream(value).good()) return {value};
   std::vector<std::string> out;
@@ -30,8 +29,6 @@ std::vector<std::string> model_axis(const std::string& value) {
   }
   return out;
 }
-
-bool shares_a_model(ScenarioKind kind) { return kind == ScenarioKind::kTraining || kind == ScenarioKind::kInference; }
 
 void validate(const MatrixRequest& r) {
   const auto& w = r.base.workload;
@@ -169,7 +166,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
         continue;
       }
       // Scenarios with no model of their own run once, on the default model's config.
-      const std::vector<std::string> own_models = shares_a_model(s->kind()) ? models : std::vector<std::string>{
+      const std::vector<std::string> own_models = s->shares_model() ? models : std::vector<std::string>{
           models.size() == 1 ? models.front() : WorkloadOptions{}.model};
       for (const std::string& model : own_models) {
       for (int p : procs) {

@@ -195,6 +195,10 @@ class ScenarioInfo {
   ScenarioInfo* MinProcs(int procs) { min_procs_ = procs; return this; }
   // What the workers produce, which picks the report columns (default: lock-only, operations/s).
   ScenarioInfo* Kind(ScenarioKind kind) { kind_ = kind; return this; }
+  // Its workers share the model `--model` names, whatever its kind (training and inference
+  // scenarios always do): a `--model` list is then one of its matrix axes. Without it, a scenario
+  // of another kind runs once, on the default model's config.
+  ScenarioInfo* SharesModel() { shares_model_ = true; return this; }
   // Switches one of the harness's own detectors off for this scenario, saying why (shown by
   // `list`): ->OptOut("memory", "the producer's buffers grow with the message size by design").
   ScenarioInfo* OptOut(std::string check, std::string reason) {
@@ -214,6 +218,9 @@ class ScenarioInfo {
   const std::vector<StartMethod>& starts() const { return starts_; }
   int min_procs() const { return min_procs_; }
   ScenarioKind kind() const { return kind_; }
+  bool shares_model() const {
+    return shares_model_ || kind_ == ScenarioKind::kTraining || kind_ == ScenarioKind::kInference;
+  }
   std::unique_ptr<Scenario> create(const CellConfig& c) const { return factory_(c); }
 
  private:
@@ -224,6 +231,7 @@ class ScenarioInfo {
   std::vector<StartMethod> starts_ = all_start_methods();
   int min_procs_ = 1;
   ScenarioKind kind_ = ScenarioKind::kLockOnly;
+  bool shares_model_ = false;
   std::vector<std::pair<std::string, std::string>> opt_outs_;  // harness check → why not here
 };
 
