@@ -34,7 +34,9 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 struct ChaosState {
   std::uint64_t rng = 0;
   ChaosTally* tally = nullptr;
+  ChaosBudget* budget = nullptr;  // the repetition's, shared by its workers
   std::int64_t started_ns = 0;
+  std::int64_t grace_ns = 0;  // kChaosGraceMs per worker of the repetition
   std::atomic<int> priority{1};    // 0 (held back most) .. 3 (held back least); the preempter reads it
   std::int64_t until_change = 0;   // points left before the next priority change point
   // The preemption pauses draw from a stream of their own: when a signal lands depends on the
@@ -69,12 +71,21 @@ constexpr double kPriorityWeight[4] = {2.0, 1.0, 0.5, 0.25};
 
 // Every injected pause goes through here: within the budget, counted, and kept in the ring.
 // Async-signal-safe (the preemption handler calls it): no allocation, no lock.
+// The budget's rule: `paused` so far and `ns` more within (budget - 1) x the rest of the wall time.
+bool fits(const ChaosState& c, std::int64_t paused, std::int64_t ns, std::int64_t now) {
+  const std::int64_t rest = now - c.started_ns - paused;
+  return static_cast<double>(paused + ns) <=
+         (kChaosSlowdownBudget - 1) * static_cast<double>(rest) + static_cast<double>(c.grace_ns);
+}
+
+// Takes `ns` from the repetition's budget when it fits (lock-free, so from the handler too).
 bool within_budget(ChaosState& c, std::int64_t ns, std::int64_t now) {
-  const ChaosTally& t = *c.tally;
-  const std::int64_t paused = t.slept_ns + t.preempted_ns;
-  const std::int64_t worked = now - c.started_ns - paused;
-  const double allowed = (kChaosSlowdownBudget - 1) * static_cast<double>(worked) + kChaosGraceMs * 1e6;
-  return static_cast<double>(paused + ns) <= allowed;
+  std::atomic<std::int64_t>& paused = c.budget->paused_ns;
+  std::int64_t before = paused.load(std::memory_order_relaxed);
+  for (;;) {
+    if (!fits(c, before, ns, now)) return false;
+    if (paused.compare_exchange_weak(before, before + ns, std::memory_order_relaxed)) return true;
+  }
 }
 
 void remember(ChaosTally& t, ChaosSite site, std::int64_t now, std::int64_t pause_ns) {
@@ -89,6 +100,16 @@ void pause_for(std::int64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
   while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
   }
+}
+
+// An injected pause of `ns` that started at `start`, charged as long as it really was: a sleep
+// overshoots by the timer's slack and the wake-up (50 to 100 µs here, as long as a short pause
+// itself), which the budget must count. Returns the time charged.
+std::int64_t pause_and_charge(ChaosState& c, std::int64_t ns, std::int64_t start) {
+  pause_for(ns);
+  const std::int64_t actual = monotonic_ns() - start;
+  if (actual > ns) c.budget->paused_ns.fetch_add(actual - ns, std::memory_order_relaxed);
+  return std::max(actual, ns);
 }
 
 int preempt_signal() { return SIGRTMIN + 6; }
@@ -112,8 +133,7 @@ void on_preempt_signal(int) {
     if (within_budget(*c, ns, now)) {
       remember(t, ChaosSite::kPreempted, now, ns);
       ++t.preemptions;
-      t.preempted_ns += ns;
-      pause_for(ns);
+      t.preempted_ns += pause_and_charge(*c, ns, now);
     } else {
       ++t.skipped;
     }
@@ -135,9 +155,13 @@ std::int64_t read_ns(clockid_t clock) {
 // there, wherever it is. A thread blocked in the kernel is left alone: the
 // signal would only cut its system call short. (A CPU-time timer cannot do this: the kernel checks
 // those only at its tick, once in 1 to 4 ms, fewer times than a short worker's whole work.)
+//
+// Its own computing slows the cell too, unseen by the pauses' tally: on a busy machine it takes a
+// worker's core. So it charges its CPU time to the repetition's budget, and while the budget has no
+// room it looks only every 2 ms.
 class Preempter {
  public:
-  Preempter(std::uint64_t seed, const std::atomic<int>* priority) : rng_(seed), priority_(priority) {}
+  Preempter(std::uint64_t seed, const ChaosState* chaos) : rng_(seed), chaos_(chaos) {}
   bool start() {
     static const bool installed = [] {
       struct sigaction sa{};
@@ -164,11 +188,16 @@ class Preempter {
  private:
   void run() {
     std::int64_t cpu = read_ns(clock_), wall = monotonic_ns();
+    std::int64_t own_cpu = read_ns(CLOCK_THREAD_CPUTIME_ID);
     while (!stop_.load(std::memory_order_acquire)) {
+      const std::int64_t own_now = read_ns(CLOCK_THREAD_CPUTIME_ID);
+      chaos_->budget->paused_ns.fetch_add(own_now - own_cpu, std::memory_order_relaxed);
+      own_cpu = own_now;
       std::int64_t ns = 20'000 + static_cast<std::int64_t>(splitmix64(rng_) % 480'000);
-      const int priority = priority_->load(std::memory_order_relaxed);
+      const int priority = chaos_->priority.load(std::memory_order_relaxed);
       if (priority == 0) ns /= 2;
       if (priority == 3) ns *= 2;
+      if (!room_for(100'000)) ns = 2'000'000;
       pause_for(ns);
       const std::int64_t cpu_now = read_ns(clock_), wall_now = monotonic_ns();
       // Signalled now and then, not at every look: a worker paused most of the time would seldom
@@ -183,8 +212,13 @@ class Preempter {
     }
   }
 
+  // Whether the budget could take a pause of `ns` now (it takes nothing).
+  bool room_for(std::int64_t ns) const {
+    return fits(*chaos_, chaos_->budget->paused_ns.load(std::memory_order_relaxed), ns, monotonic_ns());
+  }
+
   std::uint64_t rng_;
-  const std::atomic<int>* priority_;
+  const ChaosState* chaos_;
   clockid_t clock_{};
   pid_t pid_ = 0, tid_ = 0;
   std::atomic<bool> stop_{false};
@@ -230,13 +264,15 @@ std::uint64_t chaos_stream_seed(std::uint64_t chaos_seed, const std::string& cel
   return splitmix64(s);
 }
 
-void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally) {
+void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally, ChaosBudget* budget) {
   stop_chaos();
-  if (cell.chaos_seed == 0 || !tally) return;
+  if (cell.chaos_seed == 0 || !tally || !budget) return;
   auto* c = new ChaosState();
+  c->budget = budget;
   c->rng = chaos_stream_seed(cell.chaos_seed, cell.id(), cell.repetition, rank);
   c->tally = tally;
   c->started_ns = monotonic_ns();
+  c->grace_ns = static_cast<std::int64_t>(kChaosGraceMs * 1e6) * cell.procs;
   c->priority.store(static_cast<int>(c->between(0, 3)), std::memory_order_relaxed);
   c->until_change = c->between(16, 256);
   c->preempt_rng = c->rng ^ 0x5851f42d4c957f2dULL;
@@ -245,7 +281,7 @@ void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   std::uint64_t preempter_seed = c->rng ^ 0x2545f4914f6cdd1dULL;
   splitmix64(preempter_seed);
-  auto preempter = std::make_unique<Preempter>(preempter_seed, &c->priority);
+  auto preempter = std::make_unique<Preempter>(preempter_seed, c);
   if (preempter->start()) c->preempter = std::move(preempter);
 }
 
@@ -272,8 +308,10 @@ void chaos_point(ChaosSite site) {
   const double kind = c->uniform();
   if (kind < 0.45) {
     ++tally.yields;
-    remember(tally, site, monotonic_ns(), 0);
-    ::sched_yield();
+    const std::int64_t start = monotonic_ns();
+    remember(tally, site, start, 0);
+    ::sched_yield();  // the core may go to another thread for a while: charged, not tallied
+    c->budget->paused_ns.fetch_add(monotonic_ns() - start, std::memory_order_relaxed);
     return;
   }
   // A short sleep mostly, a long one now and then; a low-priority worker sleeps twice as long.
@@ -286,8 +324,7 @@ void chaos_point(ChaosSite site) {
   }
   remember(tally, site, now, ns);
   ++tally.sleeps;
-  tally.slept_ns += ns;
-  pause_for(ns);
+  tally.slept_ns += pause_and_charge(*c, ns, now);
 }
 
 }  // namespace sharebench

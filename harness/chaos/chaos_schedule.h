@@ -14,11 +14,16 @@
 // kernel is never signalled. (A CPU-time timer would be simpler, but the kernel checks those only
 // at its tick, 1 to 4 ms: fewer times than a short worker's whole work.)
 //
-// The budget: a worker's injected sleeps and pauses never exceed kChaosSlowdownBudget - 1 times the
-// rest of its wall time (plus kChaosGraceMs at the start), so a cell runs at most about
-// kChaosSlowdownBudget times slower than without chaos.
+// The budget is the cell's, shared by its workers: what the chaos costs all of them (P: the sleeps
+// and pauses injected, charged as long as they really lasted, yields, the preempters' own CPU
+// time) never exceeds kChaosSlowdownBudget - 1 times the elapsed wall time less P (plus
+// kChaosGraceMs per worker at the start). A delay lengthens a cell by at most its own length, so the wall
+// time W <= W0 + P (W0: without chaos), W - P <= W0, P <= (budget - 1) W0, and W <= budget x W0.
+// A per-worker budget would not bound it: a worker blocked on a paused peer counts its wait as
+// work and earns pauses of its own (measured: up to 18x on the default matrix).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -37,7 +42,7 @@ enum class ChaosSite : std::uint8_t {
   kBeforeBarrier,
   kAfterBarrier,  // released from a barrier (the start barrier too): who leaves first is shaken
   kBeat,
-  kPreempted,     // the CPU-time timer: anywhere in the worker's own code
+  kPreempted,     // the preempter: anywhere in the worker's own code
 };
 const char* to_string(ChaosSite site);
 
@@ -56,7 +61,7 @@ struct ChaosTally {
   std::int64_t slept_ns = 0;  // their total
   std::int64_t skipped = 0;   // perturbations the budget refused
   std::int64_t priority_changes = 0;
-  std::int64_t preemptions = 0;    // pauses by the CPU-time timer
+  std::int64_t preemptions = 0;    // pauses by the preempter
   std::int64_t preempted_ns = 0;   // their total
   static constexpr int kRecent = 12;
   ChaosEvent recent[kRecent];      // the last perturbations, oldest overwritten first
@@ -67,9 +72,15 @@ struct ChaosTally {
 // the last perturbations oldest first, times from `start_ns`; "" when there were none.
 std::string describe_recent_chaos(const ChaosTally& tally, std::int64_t start_ns);
 
+// The budget all the workers of a repetition share, in its shared memory (HarnessBlock).
+struct ChaosBudget {
+  std::atomic<std::int64_t> paused_ns{0};  // every worker's injected sleeps and pauses
+};
+
 // The worker side, from run_worker: perturb this thread's synchronisation points for the cell's
-// chaos seed (nothing when it is 0), counting into `tally`; stop_chaos() as work() returns.
-void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally);
+// chaos seed (nothing when it is 0), counting into `tally` and drawing on the repetition's
+// `budget`; stop_chaos() as work() returns.
+void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally, ChaosBudget* budget);
 void stop_chaos();
 
 // Called by ProcessMutex, ProcessBarrier and WorkerContext::beat. Free when chaos is off (one

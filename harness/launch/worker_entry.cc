@@ -126,7 +126,7 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       auto scenario = info->create(cell);
       WorkerContext ctx(cell, arena, rank);
       collect_model_promises_into(&slot);
-      start_chaos(cell, rank, &slot.chaos);
+      start_chaos(cell, rank, &slot.chaos, &block->chaos_budget);
       slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
       slot.last_beat_ns.store(monotonic_ns());
       scenario->work(ctx);

@@ -89,6 +89,7 @@ struct HarnessBlock {
   // Workers of this repetition the runner saw die or fail (WorkerContext::peer_failed).
   std::atomic<std::int32_t> failed_workers{0};
   LockRegistry locks;  // every ProcessMutex and ProcessBarrier the scenario's setup() made
+  ChaosBudget chaos_budget;  // --chaos: the pauses all the workers may take between them
 };
 
 static_assert(std::is_standard_layout_v<WorkerSlot>);
