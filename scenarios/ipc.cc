@@ -37,7 +37,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <poll.h>
 
 #include "harness/ipc/cuda_ipc.h"
 #include "harness/ipc/pattern.h"
@@ -89,10 +88,6 @@ struct Release {
   std::uint64_t id = 0;
   std::uint32_t buffer = 0;
   std::uint32_t rank = 0;
-};
-
-struct Hello {
-  std::int32_t rank = 0;
 };
 
 std::int64_t messages_for(std::size_t bytes, std::int64_t steps) {
@@ -246,16 +241,7 @@ class IpcScenario : public Scenario {
   // ---- producer (rank 0) ------------------------------------------------------------------------
   void produce(WorkerContext& ctx, IpcState& state) {
     const int consumers = ctx.procs() - 1;
-    UnixSocket listener = UnixSocket::listen(state.socket_name, consumers);
-    std::vector<UnixSocket> to(static_cast<std::size_t>(consumers));
-    for (int i = 0; i < consumers; ++i) {
-      UnixSocket s = listener.accept(cell_.hang_timeout_s);
-      Hello hello;
-      s.receive(&hello, sizeof(hello), io_timeout_s());
-      if (hello.rank < 1 || hello.rank > consumers) throw std::runtime_error("a consumer sent a bad rank");
-      to[static_cast<std::size_t>(hello.rank - 1)] = std::move(s);
-    }
-    listener.close();
+    std::vector<UnixSocket> to = accept_ranked_peers(state.socket_name, consumers, cell_.hang_timeout_s, io_timeout_s());
     const bool early_reuse = cell_.variant == "early-reuse";
     const bool exits_early = cell_.variant == "producer-exits";
     const bool fresh = cell_.variant.find("fresh") != std::string::npos;
@@ -331,32 +317,24 @@ class IpcScenario : public Scenario {
 
   // Reads one release from whichever consumer sends first; a fresh buffer dies with its last one.
   void take_release(std::vector<UnixSocket>& from, std::map<std::uint32_t, OutgoingBuffer>& buffers, bool fresh) {
-    std::vector<pollfd> fds;
-    for (auto& s : from) fds.push_back(pollfd{s.fd(), POLLIN, 0});
-    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(io_timeout_s() * 1000));
-    if (ready == 0) {
+    const std::optional<std::size_t> i = first_readable(from, io_timeout_s());
+    if (!i) {
       throw IpcError(IpcError::Kind::kTimeout,
                      fmt::format("ConsumerTimeout: no consumer released a buffer within {:.1f} s", io_timeout_s()));
     }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Release r;
-      from[i].receive(&r, sizeof(r), io_timeout_s());
-      auto it = buffers.find(r.buffer);
-      if (it == buffers.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a buffer it did not hold");
-      if (--it->second.held == 0 && fresh) {
-        it->second.destroy();
-        buffers.erase(it);
-      }
-      return;
+    Release r;
+    from[*i].receive(&r, sizeof(r), io_timeout_s());
+    auto it = buffers.find(r.buffer);
+    if (it == buffers.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a buffer it did not hold");
+    if (--it->second.held == 0 && fresh) {
+      it->second.destroy();
+      buffers.erase(it);
     }
   }
 
   // ---- consumers (ranks 1..) --------------------------------------------------------------------
   void consume(WorkerContext& ctx, IpcState& state) {
-    UnixSocket producer = UnixSocket::connect(state.socket_name, cell_.hang_timeout_s);
-    Hello hello{ctx.rank()};
-    producer.send(&hello, sizeof(hello), io_timeout_s());
+    UnixSocket producer = connect_as_rank(state.socket_name, ctx.rank(), cell_.hang_timeout_s, io_timeout_s());
     std::map<std::size_t, std::vector<double>> latency_s;
     std::int64_t received = 0, corrupt = 0, missing = 0;
     double bytes_received = 0;

@@ -31,7 +31,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include "harness/checkers/model_sharing.h"
@@ -77,10 +76,6 @@ struct Message {
 struct Release {
   std::uint64_t version = 0;
   std::uint32_t rank = 0;
-};
-
-struct Hello {
-  std::int32_t rank = 0;
 };
 
 // Where each parameter lies in a version's buffer.
@@ -228,7 +223,7 @@ class ModelIpcScenario : public Scenario {
     const int consumers = ctx.procs() - 1;
     const std::vector<torch::Tensor> params = model_->parameters();
     const ParameterLayout layout = layout_of(params);
-    std::vector<UnixSocket> to = accept_consumers(state, consumers);
+    std::vector<UnixSocket> to = accept_ranked_peers(state.socket_name, consumers, cell_.hang_timeout_s, io_timeout_s());
     std::map<std::uint64_t, Outgoing> live;  // version -> its buffer, until every consumer released it
     std::vector<double> publish_us;
     const std::int64_t count = versions(layout.bytes);
@@ -286,42 +281,23 @@ class ModelIpcScenario : public Scenario {
     ctx.metric("publish_p50_us", median(publish_us));
   }
 
-  std::vector<UnixSocket> accept_consumers(ModelIpcState& state, int consumers) {
-    UnixSocket listener = UnixSocket::listen(state.socket_name, consumers);
-    std::vector<UnixSocket> to(static_cast<std::size_t>(consumers));
-    for (int i = 0; i < consumers; ++i) {
-      UnixSocket s = listener.accept(cell_.hang_timeout_s);
-      Hello hello;
-      s.receive(&hello, sizeof(hello), io_timeout_s());
-      if (hello.rank < 1 || hello.rank > consumers) throw std::runtime_error("a consumer sent a bad rank");
-      to[static_cast<std::size_t>(hello.rank - 1)] = std::move(s);
-    }
-    return to;
-  }
-
   // Reads one release from whichever consumer sends first; a version's buffer goes with its last.
   void take_release(std::vector<UnixSocket>& from, std::map<std::uint64_t, Outgoing>& live) {
-    std::vector<pollfd> fds;
-    for (auto& s : from) fds.push_back(pollfd{s.fd(), POLLIN, 0});
-    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(io_timeout_s() * 1000));
-    if (ready == 0) {
+    const std::optional<std::size_t> i = first_readable(from, io_timeout_s());
+    if (!i) {
       throw IpcError(IpcError::Kind::kTimeout,
                      fmt::format("ConsumerTimeout: no consumer released a version within {:.1f} s", io_timeout_s()));
     }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Release r;
-      from[i].receive(&r, sizeof(r), io_timeout_s());
-      auto it = live.find(r.version);
-      if (it == live.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a version it did not hold");
-      if (--it->second.held == 0) {
-        // The producer's model is bound to the newest buffer, never to one every consumer released
-        // unless it is the last: keep the model's bytes alive by copying them out first.
-        if (std::next(it) == live.end()) unbind_into_private_memory();
-        it->second.named.release();
-        live.erase(it);
-      }
-      return;
+    Release r;
+    from[*i].receive(&r, sizeof(r), io_timeout_s());
+    auto it = live.find(r.version);
+    if (it == live.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a version it did not hold");
+    if (--it->second.held == 0) {
+      // The producer's model is bound to the newest buffer, never to one every consumer released
+      // unless it is the last: keep the model's bytes alive by copying them out first.
+      if (std::next(it) == live.end()) unbind_into_private_memory();
+      it->second.named.release();
+      live.erase(it);
     }
   }
 
@@ -337,9 +313,7 @@ class ModelIpcScenario : public Scenario {
   void consume(WorkerContext& ctx, ModelIpcState& state, const torch::Tensor& probe) {
     const std::vector<torch::Tensor> params = model_->parameters();
     const ParameterLayout layout = layout_of(params);
-    UnixSocket producer = UnixSocket::connect(state.socket_name, cell_.hang_timeout_s);
-    Hello hello{ctx.rank()};
-    producer.send(&hello, sizeof(hello), io_timeout_s());
+    UnixSocket producer = connect_as_rank(state.socket_name, ctx.rank(), cell_.hang_timeout_s, io_timeout_s());
     std::vector<double> handoff_us;
     std::int64_t received = 0, mismatched = 0, out_of_order = 0;
     double bytes_received = 0;

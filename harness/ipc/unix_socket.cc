@@ -215,4 +215,44 @@ void UnixSocket::receive(void* data, std::size_t bytes, double timeout_s, int* r
   }
 }
 
+namespace {
+struct RankHello {
+  std::int32_t rank = 0;
+};
+}  // namespace
+
+std::vector<UnixSocket> accept_ranked_peers(const std::string& name, int peers, double accept_timeout_s,
+                                            double io_timeout_s) {
+  UnixSocket listener = UnixSocket::listen(name, peers);
+  std::vector<UnixSocket> by_rank(static_cast<std::size_t>(peers));
+  for (int i = 0; i < peers; ++i) {
+    UnixSocket s = listener.accept(accept_timeout_s);
+    RankHello hello;
+    s.receive(&hello, sizeof(hello), io_timeout_s);
+    if (hello.rank < 1 || hello.rank > peers || by_rank[static_cast<std::size_t>(hello.rank - 1)].valid()) {
+      throw std::runtime_error(fmt::format("a peer said it was rank {} (want each of 1..{} once)", hello.rank, peers));
+    }
+    by_rank[static_cast<std::size_t>(hello.rank - 1)] = std::move(s);
+  }
+  return by_rank;
+}
+
+UnixSocket connect_as_rank(const std::string& name, int rank, double connect_timeout_s, double io_timeout_s) {
+  UnixSocket s = UnixSocket::connect(name, connect_timeout_s);
+  RankHello hello{rank};
+  s.send(&hello, sizeof(hello), io_timeout_s);
+  return s;
+}
+
+std::optional<std::size_t> first_readable(const std::vector<UnixSocket>& sockets, double timeout_s) {
+  std::vector<pollfd> fds;
+  for (const auto& s : sockets) fds.push_back(pollfd{s.fd(), POLLIN, 0});
+  const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(timeout_s * 1000));
+  if (ready < 0 && errno != EINTR) throw_system("poll");
+  for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+    if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) return i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace sharebench

@@ -17,7 +17,9 @@
 
 #include <cstddef>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <vector>
 #include <utility>
 
 namespace sharebench {
@@ -68,5 +70,17 @@ class UnixSocket {
  private:
   int fd_ = -1;
 };
+
+// One listener and its ranked peers (a producer and its consumers, ranks 1..peers): each peer
+// connects and says its rank first. Listens on `name`, accepts `peers` connections (each within
+// accept_timeout_s) and returns them in rank order, slot r-1 for rank r; throws on a bad rank.
+std::vector<UnixSocket> accept_ranked_peers(const std::string& name, int peers, double accept_timeout_s,
+                                            double io_timeout_s);
+// The peer's side: connects to `name` and says its rank.
+UnixSocket connect_as_rank(const std::string& name, int rank, double connect_timeout_s, double io_timeout_s);
+
+// The index of a socket that has something to read (or was closed by its peer), waiting up to
+// timeout_s; nullopt when none did.
+std::optional<std::size_t> first_readable(const std::vector<UnixSocket>& sockets, double timeout_s);
 
 }  // namespace sharebench
