@@ -31,6 +31,12 @@ std::optional<RunResult> load_results_or_report(const std::string& path);
 // the one-line error and returns nullopt (the caller exits with kExitUsage).
 std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& options);
 
+// Runs planned cells (the forkserver started first when a cell needs it, interrupts handled), writes
+// the report files and prints the console or JSON report: the end of `run` and of `exec`. Returns
+// the process exit code.
+int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
+                   const CellConfig& base);
+
 // --color auto|always|never on a subcommand that prints a console report.
 void add_color_option(CLI::App& cmd, std::string& mode);
 // Whether to paint: always; never; auto = a terminal on `fd` and no NO_COLOR in the environment.
@@ -47,5 +53,6 @@ std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);
 std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_merge_command(CLI::App& app);
+std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv);
 
 }  // namespace sharebench::cli

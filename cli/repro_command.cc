@@ -62,6 +62,9 @@ std::function<int()> add_repro_command(CLI::App& app) {
 
     CellConfig cell = found->config;
     std::string binary = self_path();
+    if (f->under == "tsan" && !cell.command.empty()) {
+      return usage_error("--under tsan runs a cell's workers as threads; an exec cell runs a program of its own");
+    }
     if (f->under == "tsan") {
       cell.start = StartMethod::kThread;
       binary = env_or("SHAREBENCH_TSAN_BINARY", (fs::path(binary).parent_path().parent_path() / "build-tsan" / "sharebench").string());

@@ -78,7 +78,10 @@ std::optional<RunResult> load_results_or_report(const std::string& path) {
 
 namespace sharebench {
 
+void link_exec_scenario();  // harness/exec: keeps the `exec` scenario in every binary built on this library
+
 int run_cli(int argc, char** argv) {
+  link_exec_scenario();
   int worker_exit = 0;
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
   // Every argument may end up in a results file, which is JSON, hence UTF-8: refuse anything else
@@ -102,6 +105,7 @@ int run_cli(int argc, char** argv) {
   auto repro = sharebench::cli::add_repro_command(app);
   auto soak = sharebench::cli::add_soak_command(app, argc, argv);
   auto merge = sharebench::cli::add_merge_command(app);
+  auto exec = sharebench::cli::add_exec_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -114,7 +118,7 @@ int run_cli(int argc, char** argv) {
       for (const CLI::App* sub : app.get_subcommands({})) known |= sub->get_name() == argv[1];
       if (!known) {
         return sharebench::cli::usage_error(fmt::format(
-            "unknown command '{}' (run, list, report, compare, merge, repro, soak; see --help)", argv[1]));
+            "unknown command '{}' (run, exec, list, report, compare, merge, repro, soak; see --help)", argv[1]));
       }
     }
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
@@ -124,7 +128,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    return sharebench::cli::usage_error("a command is required: run, list, report, compare, merge, repro or soak (see --help)");
+    return sharebench::cli::usage_error("a command is required: run, exec, list, report, compare, merge, repro or soak (see --help)");
   }
   try {
     for (CLI::App* sub : app.get_subcommands()) {
@@ -135,6 +139,7 @@ int run_cli(int argc, char** argv) {
       if (sub->get_name() == "repro") return repro();
       if (sub->get_name() == "soak") return soak();
       if (sub->get_name() == "merge") return merge();
+      if (sub->get_name() == "exec") return exec();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());

@@ -123,42 +123,46 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       std::fprintf(stderr, "sharebench: shard %d/%d holds none of the %zu cells; nothing to run\n", shard.index,
                    shard.total, shard.planned_cells);
     }
-    // The forkserver must be forked while this process has no threads and LibTorch is untouched.
-    for (const PlannedCell& c : cells) {
-      if (c.config.start == StartMethod::kForkserver) {
-        ForkServer::instance().start();
-        break;
-      }
-    }
-    install_interrupt_handlers();
-    run_runner_init_hook(f->request.base);
-
     RunnerOptions options;
     options.cells = std::move(cells);
     options.repetitions = f->request.repetitions;
     options.out_dir = f->out;
     options.command.assign(argv, argv + argc);
-    options.progress = ::isatty(STDERR_FILENO) != 0;
     options.shard = shard;
-    const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
-    if (!ran) return kExitUsage;
-    const RunOutcome& outcome = *ran;
-
-    const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
-    for (const std::string& written : write_reports(outcome.result, f->formats, dir)) {
-      std::fprintf(stderr, "wrote %s\n", written.c_str());
-    }
-    for (const std::string& format : f->formats) {
-      if (format == "console") {
-        std::fputs(render_console(outcome.result, use_colour(f->color, STDOUT_FILENO)).c_str(), stdout);
-        std::printf("results: %s\n", outcome.results_path.c_str());
-      } else if (format == "json") {
-        std::puts(results_to_json(outcome.result).dump(1).c_str());
-      }
-    }
-    std::fflush(stdout);
-    return outcome.exit_code;
+    return run_and_report(std::move(options), f->formats, f->color, f->request.base);
   };
+}
+
+int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
+                   const CellConfig& base) {
+  // The forkserver must be forked while this process has no threads and LibTorch is untouched.
+  for (const PlannedCell& c : options.cells) {
+    if (c.config.start == StartMethod::kForkserver) {
+      ForkServer::instance().start();
+      break;
+    }
+  }
+  install_interrupt_handlers();
+  run_runner_init_hook(base);
+  options.progress = ::isatty(STDERR_FILENO) != 0;
+  const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
+  if (!ran) return kExitUsage;
+  const RunOutcome& outcome = *ran;
+
+  const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
+  for (const std::string& written : write_reports(outcome.result, formats, dir)) {
+    std::fprintf(stderr, "wrote %s\n", written.c_str());
+  }
+  for (const std::string& format : formats) {
+    if (format == "console") {
+      std::fputs(render_console(outcome.result, use_colour(color, STDOUT_FILENO)).c_str(), stdout);
+      std::printf("results: %s\n", outcome.results_path.c_str());
+    } else if (format == "json") {
+      std::puts(results_to_json(outcome.result).dump(1).c_str());
+    }
+  }
+  std::fflush(stdout);
+  return outcome.exit_code;
 }
 
 }  // namespace sharebench::cli

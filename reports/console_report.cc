@@ -83,6 +83,19 @@ std::vector<Column> columns_for(ScenarioKind kind) {
               memory, launch};
     case ScenarioKind::kLockOnly:
       return {{"OPS/S", 9, rate("steps_per_s")}, lockwait, memory, launch};
+    case ScenarioKind::kProgram:  // a user's program under `exec`: its steps/s (when it beats) and its tree
+      return {{"STEPS/S", 9, rate("steps_per_s")},
+              {"PROCS", 6, [](const CellResult& c) { return fixed(mean_metric(c, "processes"), 0); }},
+              {"CPU S", 7, [](const CellResult& c) { return fixed(mean_metric(c, "cpu_s"), 1); }},
+              {"PSS TOTAL", 10, [](const CellResult& c) {
+                 const auto v = mean_metric(c, "tree_pss_mb_peak");
+                 return v ? fmt::format("{:.0f} MiB", *v) : "-";
+               }},
+              {"USS/PROC", 9, [](const CellResult& c) {
+                 const auto v = mean_metric(c, "worker_uss_mb_peak");
+                 return v ? fmt::format("{:.0f} MiB", *v) : "-";
+               }},
+              {"WALL S", 7, [](const CellResult& c) { return fixed(mean_metric(c, "program_s"), 1); }}};
   }
   return {launch};
 }
@@ -93,6 +106,7 @@ std::string kind_title(ScenarioKind k) {
     case ScenarioKind::kInference: return "inference";
     case ScenarioKind::kMessages: return "messages";
     case ScenarioKind::kLockOnly: return "lock-only";
+    case ScenarioKind::kProgram: return "programs (sharebench exec)";
   }
   return "";
 }
@@ -168,11 +182,29 @@ std::string render_console(const RunResult& run, bool colour) {
                        kMinTimedRegionS);
   }
 
+  // A program's processes (exec cells), from its last repetition: who they were, what each used.
+  for (const CellResult& c : run.cells) {
+    if (c.repetitions.empty() || c.repetitions.back().processes.empty()) continue;
+    const Repetition& r = c.repetitions.back();
+    out += fmt::format("\nProcesses of {}{}:\n", c.config.id(),
+                       c.repetitions.size() > 1 ? fmt::format(" (repetition {})", r.index + 1) : "");
+    out += fmt::format("  {:>7} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8}  {:<32} {}\n", "PID", "ROLE", "CPU S", "USS MiB",
+                       "PSS MiB", "SHR MiB", "STEPS", "COMMAND", "END");
+    constexpr std::size_t kMaxRows = 16;
+    for (std::size_t i = 0; i < r.processes.size() && i < kMaxRows; ++i) {
+      const ProcessRecord& p = r.processes[i];
+      std::string command = p.command.size() > 32 ? p.command.substr(0, 29) + "..." : p.command;
+      out += fmt::format("  {:>7} {:<7} {:>6.1f} {:>8.0f} {:>8.0f} {:>8.0f} {:>8}  {:<32} {}\n", p.pid, p.role, p.cpu_s,
+                         p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak, p.steps, command, p.end);
+    }
+    if (r.processes.size() > kMaxRows) out += fmt::format("  ... and {} more (results.json)\n", r.processes.size() - kMaxRows);
+  }
+
   // What caught each planted bug, and what ended each fault cell: the evidence, one line each.
   bool header = false;
   for (const CellResult& c : run.cells) {
     const CellOutcome o = c.outcome();
-    if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
+    if ((o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) || o.evidence.empty()) continue;
     if (!header) out += "\nEvidence:\n";
     header = true;
     for (const Evidence& e : o.evidence) {

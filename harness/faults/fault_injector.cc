@@ -147,6 +147,14 @@ Check FaultInjector::check(const HarnessBlock& block) const {
 Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s) {
   Expectation e;
   if (!plan.active()) return e;
+  if (plan.targets_tree()) {
+    // A child of an exec'd program killed or stalled: the program must still end, however it
+    // chooses (an error exit is the right answer to a dead worker), not hang; the harness must
+    // inject the fault and leave nothing behind.
+    e.others_free = true;
+    e.must_pass = {"liveness", "fault-injected", "no-leaks", "checker", "setup"};
+    return e;
+  }
   const bool must_end_badly = plan.kind != FaultKind::kStall || plan.stall_s >= hang_timeout_s;
   if (must_end_badly) {
     e.must_fail = {"liveness"};

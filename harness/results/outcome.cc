@@ -126,12 +126,26 @@ CellOutcome decide_outcome(const CellResult& cell) {
     }
   }
 
+  if (out.kind == Outcome::kFaultHandled && e.must_fail.empty() && !cell.repetitions.empty()) {
+    // Nothing had to fail (a program under `exec` must only end): the evidence is how it ended,
+    // the fault itself and whatever the program did about it (an error exit, say).
+    const Repetition& r = cell.repetitions.front();
+    for (const Check& c : r.checks) {
+      if (c.name == "fault-injected" || c.name == "liveness" || c.verdict == Verdict::kFail) {
+        add_once(out.evidence, {c.name, std::string(to_string(c.verdict)), c.message, r.index});
+      }
+    }
+  }
+
   std::vector<std::string> names;
   for (const Evidence& ev : out.evidence) names.push_back(ev.check);
   switch (out.kind) {
     case Outcome::kOk: out.summary = out.reason.empty() ? "ok" : "ok: " + out.reason; break;
     case Outcome::kBugCaught: out.summary = fmt::format("bug caught by {}", fmt::join(names, ", ")); break;
-    case Outcome::kFaultHandled: out.summary = fmt::format("fault handled ({} failed as it must)", fmt::join(names, ", ")); break;
+    case Outcome::kFaultHandled:
+      out.summary = e.must_fail.empty() ? "fault handled: the program ended after the fault"
+                                        : fmt::format("fault handled ({} failed as it must)", fmt::join(names, ", "));
+      break;
     case Outcome::kSkipped: out.summary = "skipped: " + out.reason; break;
     case Outcome::kInterrupted: out.summary = "interrupted: " + out.reason; break;
     case Outcome::kUnexpected:

@@ -112,12 +112,14 @@ std::string_view to_string(ScenarioKind k) {
     case ScenarioKind::kInference: return "inference";
     case ScenarioKind::kMessages: return "messages";
     case ScenarioKind::kLockOnly: return "lock-only";
+    case ScenarioKind::kProgram: return "program";
   }
   return "lock-only";
 }
 
 std::optional<ScenarioKind> parse_scenario_kind(std::string_view s) {
-  for (ScenarioKind k : {ScenarioKind::kTraining, ScenarioKind::kInference, ScenarioKind::kMessages, ScenarioKind::kLockOnly}) {
+  for (ScenarioKind k : {ScenarioKind::kTraining, ScenarioKind::kInference, ScenarioKind::kMessages, ScenarioKind::kLockOnly,
+                         ScenarioKind::kProgram}) {
     if (to_string(k) == s) return k;
   }
   return std::nullopt;

@@ -25,6 +25,7 @@ enum class ScenarioKind {
   kInference,  // batches/s, samples/s, latency p50/p99
   kMessages,   // messages/s, GB/s, handoff latency
   kLockOnly,   // operations/s and lock wait (no model): the default for a user's scenario
+  kProgram,    // a user's program run by `sharebench exec`: steps/s, its processes, their memory
 };
 std::string_view to_string(ScenarioKind k);
 std::optional<ScenarioKind> parse_scenario_kind(std::string_view s);
@@ -86,6 +87,26 @@ struct WorkerRecord {
   double uss_mb_start = 0, uss_mb_end = 0;  // when its work began, and at the last sample
 };
 
+// One process of a program run by `sharebench exec` (its tree: the program, every descendant the
+// supervisor saw, daemons included), with what it used and, on a hang, where it was.
+struct ProcessRecord {
+  int pid = 0;
+  int ppid = 0;
+  int birth = 0;             // 0: the program itself; 1, 2, ...: its descendants in order of birth
+  std::string command;       // its command line, shortened
+  std::string role;          // "program", "child", "helper" (multiprocessing's resource tracker or forkserver)
+  std::string end;           // "ended", "outlived the program: killed", "killed at the hang", "killed by the fault", ...
+  bool python = false;       // a Python process (it loaded the injected hooks)
+  double first_seen_s = 0;   // since the program started
+  double last_seen_s = 0;
+  double cpu_s = 0;
+  std::int64_t steps = 0;    // its last progress beat
+  double rss_mb_peak = 0, pss_mb_peak = 0, uss_mb_peak = 0, shared_mb_peak = 0;
+  std::string state;         // on a hang: its threads' state, wait channel, syscall (/proc)
+  std::string python_stack;  // on a hang: every thread's Python stack (faulthandler)
+  std::string native_stack;  // on a hang, with gdb: every thread's native stack
+};
+
 struct Repetition {
   int index = 0;
   RunStatus status = RunStatus::kCompleted;
@@ -98,6 +119,7 @@ struct Repetition {
   std::map<std::string, double> metrics;
   std::vector<Series> series;
   std::vector<WorkerRecord> workers;
+  std::vector<ProcessRecord> processes;  // exec cells only: the program's process tree
   std::string sanitizer_report;  // the workers' sanitizer reports (sanitizer builds), capped; "" for none
 };
 

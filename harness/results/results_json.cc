@@ -58,6 +58,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Series, name, rank, points)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited, exit_code, signal, steps, launch_s,
                                                 error, stderr_tail, stall, stacks, chaos_recent, rss_mb_peak, pss_mb_peak,
                                                 uss_mb_peak, shared_mb_peak, uss_mb_start, uss_mb_end)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth, command, role, end, python,
+                                                first_seen_s, last_seen_s, cpu_s, steps, rss_mb_peak, pss_mb_peak,
+                                                uss_mb_peak, shared_mb_peak, state, python_stack, native_stack)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 
@@ -75,6 +78,7 @@ void to_json(json& j, const Repetition& r) {
            {"metrics", metrics},
            {"series", r.series},
            {"workers", r.workers}};
+  if (!r.processes.empty()) j["processes"] = r.processes;
   if (!r.sanitizer_report.empty()) j["sanitizer_report"] = r.sanitizer_report;
 }
 void from_json(const json& j, Repetition& r) {
@@ -92,6 +96,7 @@ void from_json(const json& j, Repetition& r) {
   }
   r.series = j.at("series").get<std::vector<Series>>();
   r.workers = j.at("workers").get<std::vector<WorkerRecord>>();
+  r.processes = j.value("processes", std::vector<ProcessRecord>());
   r.sanitizer_report = j.value("sanitizer_report", std::string());
 }
 

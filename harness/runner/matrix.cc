@@ -63,7 +63,7 @@ void validate(const MatrixRequest& r) {
   }
   if (r.base.arena_mb < 1 || r.base.arena_mb > 65536) throw UsageError("--arena-mb must be 1..65536");
   const FaultPlan& f = r.base.fault;
-  if (f.active() && f.at_step > w.steps) {
+  if (f.active() && !f.targets_tree() && f.at_step > w.steps) {
     throw UsageError(fmt::format("--fault {}: step {} is beyond --steps {}; it would never be injected", f.spec(),
                                  f.at_step, w.steps));
   }
@@ -95,6 +95,17 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
                                    fault.spec()));
     }
     if (request.known_bugs) throw UsageError("--fault runs clean variants only, not with --known-bugs");
+    if (fault.targets_tree() != !request.base.command.empty()) {
+      throw UsageError(fault.targets_tree()
+                           ? fmt::format("--fault {} targets a process of a program's tree: it is for `sharebench exec`; "
+                                         "`run` takes KIND:RANK@STEP (kill:1@20)",
+                                         fault.spec())
+                           : fmt::format("--fault {}: a program run by `exec` has no ranks; name a child of its tree, "
+                                         "KIND:child[N]@SECONDS or KIND:random@SECONDS (kill:child@1)",
+                                         fault.spec()));
+    }
+  }
+  if (fault.active() && !fault.targets_tree()) {
     procs.erase(std::remove_if(procs.begin(), procs.end(), [&](int p) { return p <= fault.rank; }), procs.end());
     if (procs.empty()) {
       throw UsageError(fmt::format("--fault {}: no process count has a rank {} (--procs)", fault.spec(), fault.rank));
@@ -111,7 +122,9 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
   };
   std::vector<std::string> names = request.scenarios;
   if (names.empty()) {
-    for (const ScenarioInfo* s : registry.all()) names.push_back(s->name());
+    for (const ScenarioInfo* s : registry.all()) {
+      if (!s->runs_command()) names.push_back(s->name());  // exec's cells need a program: `sharebench exec`
+    }
   }
   for (const std::string& name : names) {
     const auto slash = name.find('/');
@@ -121,6 +134,13 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
       std::vector<std::string> known;
       for (const ScenarioInfo* k : registry.all()) known.push_back(k->name());
       throw UsageError(fmt::format("unknown scenario '{}' (known: {})", scenario_name, fmt::join(known, ", ")));
+    }
+    if (s->runs_command() && request.base.command.empty()) {
+      throw UsageError(fmt::format("scenario '{}' runs a program: use `sharebench exec [options] -- COMMAND [ARGS...]`",
+                                   scenario_name));
+    }
+    if (!s->runs_command() && !request.base.command.empty()) {
+      throw UsageError(fmt::format("scenario '{}' does not run a program; only exec's cells take a command", scenario_name));
     }
     if (slash != std::string::npos) {
       const std::string variant = name.substr(slash + 1);

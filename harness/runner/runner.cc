@@ -316,7 +316,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       return rep;
     }
     std::optional<FaultInjector> faults;
-    if (cell.fault.active()) {
+    if (cell.fault.active() && !cell.fault.targets_tree()) {  // a program's tree: its supervisor injects it
       if (cell.start == StartMethod::kThread) {
         throw std::runtime_error("a fault signals one worker process; under the thread start method all share one");
       }
@@ -355,7 +355,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
           progress(p);
         };
       }
-      WatchdogLimits limits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell)};
+      WatchdogLimits limits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell) && !info->opted_out("stacks")};
       limits.launch_deadline_s = launch_deadline_s(cell.start, cell.procs, usable_cores(), cell.hang_timeout_s);
       sup = supervise(*group, *block, limits,
                       [&] {

@@ -34,8 +34,29 @@ const std::vector<StartMethod>& all_start_methods() {
   return all;
 }
 
+std::string command_name(const std::vector<std::string>& command) {
+  // The first word that is not an interpreter or one of its options: "python3 -u x/hogwild.py" is
+  // "hogwild.py", "python3 -m pkg.main" is "pkg.main".
+  auto base = [](const std::string& w) {
+    const std::size_t slash = w.rfind('/');
+    return slash == std::string::npos ? w : w.substr(slash + 1);
+  };
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const std::string b = base(command[i]);
+    const bool last = i + 1 == command.size();
+    if (b == "-m" && !last) return command[i + 1];
+    if (b == "-c") return "python-c";
+    const bool interpreter = b.rfind("python", 0) == 0 || b == "env" || b == "bash" || b == "sh" || b == "torchrun";
+    if (!last && (interpreter || b.rfind('-', 0) == 0)) continue;
+    return b;
+  }
+  return command.empty() ? std::string() : base(command.front());
+}
+
 std::string CellConfig::id() const {
-  std::string id = fmt::format("{}@{}:{}", scenario_variant(), to_string(start), procs);
+  const std::string what = command.empty() ? variant : command_name(command);
+  const std::string how = command.empty() ? std::string(to_string(start)) : mp_start.empty() ? "own" : mp_start;
+  std::string id = fmt::format("{}/{}@{}:{}", scenario, what, how, procs);
   if (workload.model != "mlp") {  // "+transformer-s", or a TorchScript file's name
     const std::size_t slash = workload.model.rfind('/');
     id += "+" + (slash == std::string::npos ? workload.model : workload.model.substr(slash + 1));

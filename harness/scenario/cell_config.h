@@ -62,17 +62,28 @@ struct CellConfig {
   std::string stacks = "auto";               // on a hang: gdb, proc (/proc only), auto (gdb if installed)
   std::vector<std::string> disabled_checks;  // detector self-test: these checks' results are dropped
   std::uint64_t chaos_seed = 0;              // --chaos: perturb the workers' schedules from this seed (0: off)
+  // `sharebench exec`: the program the cell runs (argv, the first word looked up on PATH) and the
+  // directory it runs in (absolute: where exec was called). Empty for every other scenario.
+  std::vector<std::string> command;
+  std::string workdir;
+  // `sharebench exec --mp-start`: multiprocessing's start method in every Python process of the
+  // program ("" leaves the program's own choice). Its supervisor is always forked: `start` is fork.
+  std::string mp_start;
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }
   // A stable id for the cell, without the repetition: "locked/whole-step@fork:2", and with a fault
   // "locked/whole-step@fork:2~kill:1@20"; with a model other than the MLP,
-  // "locked/whole-step@fork:2+transformer-s".
+  // "locked/whole-step@fork:2+transformer-s". An exec'd program is named by its script or binary,
+  // with its --mp-start ("own" when the program chooses): "exec/hogwild.py@spawn:1".
   std::string id() const;
   std::string to_json() const;
   // Throws std::invalid_argument (a field of the wrong type or out of its domain) naming the field.
   static CellConfig from_json(std::string_view text);
 };
+
+// A program's short name for cell ids and reports: its script, module or binary ("hogwild.py").
+std::string command_name(const std::vector<std::string>& command);
 
 bool operator==(const WorkloadOptions& a, const WorkloadOptions& b);
 bool operator==(const CellConfig& a, const CellConfig& b);

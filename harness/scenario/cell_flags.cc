@@ -76,6 +76,7 @@ std::vector<CellFlag> make_flags() {
   {
     CellFlag f;
     f.flag = "--seed";
+    f.exec = true;
     f.help = "seed for data and initial weights";
     f.parse = [](CellConfig& c, const std::string& t) {
       c.workload.seed = static_cast<std::uint64_t>(parse_flag_int("--seed", t, 0, INT64_MAX));
@@ -129,13 +130,18 @@ std::vector<CellFlag> make_flags() {
                            [](CellConfig& c) -> std::int64_t& { return c.workload.step_delay_us; }));
   flags.push_back(double_flag("--hang-timeout", "seconds without progress that make a hang", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.hang_timeout_s; }));
+  flags.back().exec = true;
   flags.push_back(double_flag("--deadline", "seconds a cell repetition may take in all", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.deadline_s; }));
+  flags.back().exec = true;
   {
     CellFlag f;
     f.flag = "--fault";
+    f.exec = true;
     f.help = "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
-             "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s)";
+             "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s); under `exec`, a "
+             "child of the program: kill:child@1 (its first child, 1 s after its birth), kill:child2@0.5, "
+             "kill:random@2 (2 s after the start, one drawn with --seed), stall:child@1+5";
     f.parse = [](CellConfig& c, const std::string& t) {
       try {
         c.fault = FaultPlan::parse(t);
@@ -155,6 +161,7 @@ std::vector<CellFlag> make_flags() {
   {
     CellFlag f;
     f.flag = "--stacks";
+    f.exec = true;
     f.help = "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)";
     f.parse = [](CellConfig& c, const std::string& t) {
       if (t != "gdb" && t != "proc" && t != "auto") {
@@ -168,6 +175,7 @@ std::vector<CellFlag> make_flags() {
   {
     CellFlag f;
     f.flag = "--disable-check";
+    f.exec = true;
     f.help = "detector self-test: drop these checks from the results, as if switched off; a planted bug only "
              "they catch then fails the run";
     f.list = true;
@@ -202,6 +210,21 @@ const CellFlag* find_cell_flag(const std::string& flag) {
 }
 
 std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
+  if (!c.command.empty()) {  // a program run by `sharebench exec`
+    std::vector<std::string> args{"exec"};
+    if (!c.mp_start.empty()) args.insert(args.end(), {"--mp-start", c.mp_start});
+    if (!c.workdir.empty()) args.insert(args.end(), {"--workdir", c.workdir});
+    const CellConfig defaults;
+    for (const CellFlag& f : cell_flags()) {
+      if (!f.exec) continue;
+      const std::string value = f.format(c);
+      if (value != f.format(defaults)) args.insert(args.end(), {f.flag, value});
+    }
+    if (repetitions != 1) args.insert(args.end(), {"--repetitions", std::to_string(repetitions)});
+    args.emplace_back("--");
+    args.insert(args.end(), c.command.begin(), c.command.end());
+    return args;
+  }
   std::vector<std::string> args{"run", "--scenario", c.scenario_variant(), "--start", std::string(to_string(c.start)),
                                 "--procs", std::to_string(c.procs)};
   const CellConfig defaults;

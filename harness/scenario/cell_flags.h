@@ -26,6 +26,7 @@ struct CellFlag {
   std::string flag;     // "--steps"
   std::string help;     // for --help
   bool list = false;    // takes a comma-separated list (may be repeated)
+  bool exec = false;    // `sharebench exec` takes it too (it changes how a program's cell is run or judged)
   // Sets the config's field from the flag's text; throws UsageError.
   std::function<void(CellConfig&, const std::string&)> parse;
   // The field as the flag takes it.

@@ -199,6 +199,9 @@ class ScenarioInfo {
   // scenarios always do): a `--model` list is then one of its matrix axes. Without it, a scenario
   // of another kind runs once, on the default model's config.
   ScenarioInfo* SharesModel() { shares_model_ = true; return this; }
+  // Its cells run a user's program (CellConfig::command): only `sharebench exec` plans them, and
+  // the default matrix leaves the scenario out.
+  ScenarioInfo* RunsCommand() { runs_command_ = true; return this; }
   // Switches one of the harness's own detectors off for this scenario, saying why (shown by
   // `list`): ->OptOut("memory", "the producer's buffers grow with the message size by design").
   ScenarioInfo* OptOut(std::string check, std::string reason) {
@@ -218,6 +221,7 @@ class ScenarioInfo {
   const std::vector<StartMethod>& starts() const { return starts_; }
   int min_procs() const { return min_procs_; }
   ScenarioKind kind() const { return kind_; }
+  bool runs_command() const { return runs_command_; }
   bool shares_model() const {
     return shares_model_ || kind_ == ScenarioKind::kTraining || kind_ == ScenarioKind::kInference;
   }
@@ -232,6 +236,7 @@ class ScenarioInfo {
   int min_procs_ = 1;
   ScenarioKind kind_ = ScenarioKind::kLockOnly;
   bool shares_model_ = false;
+  bool runs_command_ = false;
   std::vector<std::pair<std::string, std::string>> opt_outs_;  // harness check → why not here
 };
 

@@ -1,0 +1,109 @@
+// `sharebench exec [options] -- COMMAND [ARGS...]`: a user's own program, run as cells of the
+// `exec` scenario (harness/exec): one cell per --mp-start method, each repeated, supervised,
+// checked and reported like any other (results.json, every report, compare, repro).
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "harness/exec/program_supervisor.h"
+#include "harness/runner/matrix.h"
+#include "harness/scenario/cell_flags.h"
+#include "harness/watchdog/process_probe.h"
+
+namespace sharebench::cli {
+
+namespace {
+struct ExecFlags {
+  std::vector<std::string> command, mp_starts, formats{"console"};
+  std::string workdir, out, repetitions = "1", color = "auto";
+  std::map<std::string, std::vector<std::string>> cell_values;
+};
+}  // namespace
+
+std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = app.add_subcommand(
+      "exec", "run your own program as cells: its whole process tree supervised (hangs with every process's stacks, "
+              "survivors, /dev/shm leaks, memory per process, faults), once per --mp-start method (docs/exec.md)");
+  auto f = std::make_shared<ExecFlags>();
+  cmd->add_option("command", f->command, "the program and its arguments, after --")->required();
+  cmd->add_option("--mp-start", f->mp_starts,
+                  "multiprocessing start methods, comma-separated (fork, spawn, forkserver): one cell each, the method "
+                  "forced in every Python process of the program; default: the program's own choice")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fork", "spawn", "forkserver"}));
+  cmd->add_option("--workdir", f->workdir, "the directory the program runs in (default: this one)");
+  cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
+  const CellConfig defaults;
+  for (const CellFlag& flag : cell_flags()) {
+    if (!flag.exec) continue;
+    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
+    if (flag.list) o->delimiter(',');
+    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+  cmd->add_option("--format", f->formats, "console, json, md, html, csv, junit, gbench, none (as for run)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"console", "json", "none", "md", "html", "csv", "junit", "gbench"}))
+      ->capture_default_str();
+  add_color_option(*cmd, f->color);
+
+  return [f, argc, argv] {
+    MatrixRequest request;
+    std::vector<PlannedCell> cells;
+    try {
+      request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
+      for (const CellFlag& flag : cell_flags()) {
+        if (!flag.exec) continue;
+        for (const std::string& v : f->cell_values[flag.flag]) flag.parse(request.base, v);
+      }
+      if (request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
+      std::string workdir = f->workdir;
+      if (workdir.empty()) {
+        char cwd[PATH_MAX];
+        if (!::getcwd(cwd, sizeof cwd)) throw UsageError("the current directory cannot be read; pass --workdir");
+        workdir = cwd;
+      }
+      char resolved[PATH_MAX];
+      if (!::realpath(workdir.c_str(), resolved)) throw UsageError(fmt::format("--workdir {}: no such directory", workdir));
+      request.base.workdir = resolved;
+      request.base.command = f->command;
+      std::string why;
+      if (resolve_program(f->command, request.base.workdir, &why).empty()) throw UsageError(why);
+      request.scenarios = {"exec"};
+      request.starts = {"fork"};  // the supervisor's; the program's is --mp-start
+      request.procs = {1};
+      request.repetitions = request.repetitions;
+      const std::vector<PlannedCell> planned = plan_matrix(request);
+      std::vector<std::string> methods = f->mp_starts;
+      if (methods.empty()) methods.emplace_back();  // the program's own choice
+      for (const std::string& m : methods) {
+        for (PlannedCell c : planned) {
+          c.config.mp_start = m;
+          cells.push_back(std::move(c));
+        }
+      }
+      std::vector<PlannedCell> unique;  // --mp-start spawn,spawn is one cell
+      for (const PlannedCell& c : cells) {
+        bool seen = false;
+        for (const PlannedCell& u : unique) seen |= u.config.id() == c.config.id();
+        if (!seen) unique.push_back(c);
+      }
+      cells = std::move(unique);
+    } catch (const UsageError& e) {
+      return usage_error(e.what());
+    }
+    RunnerOptions options;
+    options.cells = std::move(cells);
+    options.repetitions = request.repetitions;
+    options.out_dir = f->out;
+    options.command.assign(argv, argv + argc);
+    return run_and_report(std::move(options), f->formats, f->color, request.base);
+  };
+}
+
+}  // namespace sharebench::cli

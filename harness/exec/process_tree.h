@@ -1,0 +1,36 @@
+// process_tree: what /proc says about a program's processes, for `sharebench exec`'s supervisor
+// (which tracks every descendant of itself, a child subreaper) and for the runner (which freezes
+// and inspects them on a hang). Cheap reads only: one small file per question.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sharebench {
+
+struct ProcStat {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  char state = '?';                  // R, S, D, T, Z, ...
+  long long cpu_ticks = 0;           // user + system time of all its threads, clock ticks
+  unsigned long long start_ticks = 0;  // when it started, clock ticks since boot: tells a reused pid
+};
+
+// nullopt when the process is gone (or is not readable).
+std::optional<ProcStat> read_proc_stat(pid_t pid);
+// Its arguments joined with spaces, at most `max` bytes ("" for a zombie or a kernel thread).
+std::string read_cmdline(pid_t pid, std::size_t max = 200);
+// Every live descendant of `root` (not `root` itself), parents before children; zombies left out.
+std::vector<ProcStat> live_descendants(pid_t root);
+// The /dev/shm files (POSIX shared memory, named semaphores) the process has mapped or open, by
+// name without the directory ("torch_123_456", "psm_abc", "sem.mp-xyz").
+std::vector<std::string> shm_in_use(pid_t pid);
+// The names now in /dev/shm.
+std::vector<std::string> list_dev_shm();
+// Seconds per clock tick's reciprocal (sysconf(_SC_CLK_TCK)).
+double clock_ticks_per_s();
+
+}  // namespace sharebench
