@@ -25,12 +25,15 @@ struct ExecFlags {
 };
 }  // namespace
 
-std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv) {
+std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std::vector<std::string> program) {
   CLI::App* cmd = app.add_subcommand(
       "exec", "run your own program as cells: its whole process tree supervised (hangs with every process's stacks, "
               "survivors, /dev/shm leaks, memory per process, faults), once per --mp-start method (docs/exec.md)");
   auto f = std::make_shared<ExecFlags>();
-  cmd->add_option("command", f->command, "the program and its arguments, after --")->required();
+  // The words after `--` are the program's, set aside before parsing (run_cli): its own options
+  // (python3 -c ..., -u) are never read as exec's.
+  cmd->footer("\nCOMMAND [ARGS...]: the program to run, after --, as in\n  sharebench exec --mp-start fork,spawn -- "
+              "python3 train.py --epochs 1\n");
   cmd->add_option("--mp-start", f->mp_starts,
                   "multiprocessing start methods, comma-separated (fork, spawn, forkserver): one cell each, the method "
                   "forced in every Python process of the program; default: the program's own choice")
@@ -52,7 +55,9 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv) {
       ->capture_default_str();
   add_color_option(*cmd, f->color);
 
-  return [f, argc, argv] {
+  return [f, program, argc, argv] {
+    if (!program.empty()) f->command.insert(f->command.end(), program.begin(), program.end());
+    if (f->command.empty()) return usage_error("exec needs a program to run: sharebench exec [options] -- COMMAND [ARGS...]");
     MatrixRequest request;
     std::vector<PlannedCell> cells;
     try {

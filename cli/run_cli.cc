@@ -105,9 +105,27 @@ int run_cli(int argc, char** argv) {
   auto repro = sharebench::cli::add_repro_command(app);
   auto soak = sharebench::cli::add_soak_command(app, argc, argv);
   auto merge = sharebench::cli::add_merge_command(app);
-  auto exec = sharebench::cli::add_exec_command(app, argc, argv);
+  // `exec [options] -- COMMAND [ARGS...]`: the program's words are set aside, so no option of its
+  // own is taken for one of exec's (or the app's).
+  std::vector<std::string> program;
+  int parsed_argc = argc;
+  if (argc > 1 && std::string_view(argv[1]) == "exec") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string_view(argv[i]) == "--") {
+        program.assign(argv + i + 1, argv + argc);
+        parsed_argc = i;
+        break;
+      }
+    }
+    bool help = false;
+    for (int i = 2; i < parsed_argc; ++i) help |= std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help";
+    if (parsed_argc == argc && !help) {
+      return sharebench::cli::usage_error("exec runs the program given after --: sharebench exec [options] -- COMMAND [ARGS...]");
+    }
+  }
+  auto exec = sharebench::cli::add_exec_command(app, argc, argv, program);
   try {
-    app.parse(argc, argv);
+    app.parse(parsed_argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

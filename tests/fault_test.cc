@@ -60,6 +60,35 @@ TEST(FaultPlan, ParsesAndPrintsItsTextForm) {
   }
 }
 
+TEST(FaultPlan, TargetsAProgramsChildAtATime) {
+  const FaultPlan first = FaultPlan::parse("kill:child@1");
+  EXPECT_EQ(first.target, FaultTarget::kChild);
+  EXPECT_EQ(first.child, 1);
+  EXPECT_DOUBLE_EQ(first.at_s, 1);
+  EXPECT_TRUE(first.targets_tree());
+  EXPECT_EQ(first.spec(), "kill:child@1");
+  const FaultPlan third = FaultPlan::parse("stall:child3@0.5+2");
+  EXPECT_EQ(third.child, 3);
+  EXPECT_DOUBLE_EQ(third.at_s, 0.5);
+  EXPECT_DOUBLE_EQ(third.stall_s, 2);
+  EXPECT_EQ(FaultPlan::parse(third.spec()).spec(), third.spec());
+  EXPECT_EQ(FaultPlan::parse("kill:random@2").target, FaultTarget::kRandom);
+  EXPECT_EQ(FaultPlan::parse("kill:random@2").spec(), "kill:random@2");
+  EXPECT_FALSE(FaultPlan::parse("kill:1@20").targets_tree());
+  for (const char* bad : {"kill:child@", "kill:child@-1", "kill:child@x", "kill:child0@1", "kill:childx@1",
+                          "kill-holding-lock:child@1", "stall:child@1", "stall:child@1+0", "kill:child@1+2",
+                          "kill:random3@1", "kill:child@1e9", "kill:child@nan"}) {
+    EXPECT_THROW(FaultPlan::parse(bad), std::invalid_argument) << bad;
+  }
+  // A program under a fault must end and leave nothing; how it ends (an error exit) is its own.
+  const Expectation e = expectation_under_fault(FaultPlan::parse("kill:child@1"), 3);
+  EXPECT_TRUE(e.must_fail.empty());
+  EXPECT_TRUE(e.others_free);
+  for (const char* must : {"liveness", "fault-injected", "no-leaks", "no-survivors", "shm-reclaimed"}) {
+    EXPECT_NE(std::find(e.must_pass.begin(), e.must_pass.end(), must), e.must_pass.end()) << must;
+  }
+}
+
 TEST(FaultPlan, ExpectationHoldsTheHarnessChecksOnly) {
   const Expectation kill = expectation_under_fault(FaultPlan::parse("kill:1@2"), 3);
   EXPECT_EQ(kill.must_fail, std::vector<std::string>{"liveness"});

@@ -72,9 +72,11 @@ class Supervisor {
         next_scan = now + kScanEveryNs;
         scan(now);
       }
-      if (now >= next_memory) {
-        next_memory = now + kMemoryEveryNs;
-        sample(now);
+      const bool due = now >= next_memory;
+      if (due || fresh_) {  // a process seen for the first time is measured at once
+        if (due) next_memory = now + kMemoryEveryNs;
+        sample(now, /*only_unmeasured=*/!due);
+        fresh_ = false;
       }
       report_progress();
       inject_fault(now);
@@ -204,6 +206,7 @@ class Supervisor {
           continue;
         }
         p = &add(s.pid, s.ppid, s.start_ticks, now);
+        fresh_ = true;
       }
       if (p->start_ticks == 0) p->start_ticks = s.start_ticks;  // the program itself, added at fork
       alive.insert(s.pid);
@@ -240,11 +243,12 @@ class Supervisor {
     tree_cpu_ticks_ = cpu;
   }
 
-  void sample(std::int64_t now) {
+  // Every live process's memory; with `only_unmeasured`, those not measured yet (new ones).
+  void sample(std::int64_t now, bool only_unmeasured = false) {
     double pss_sum = 0;
     for (const pid_t pid : live_) {
       TreeProcess* p = find(pid);
-      if (!p) continue;
+      if (!p || (only_unmeasured && p->samples > 0)) continue;
       if (auto m = sample_memory(pid)) {
         p->rss_mb_peak = std::max(p->rss_mb_peak, m->rss_mb);
         p->pss_mb_peak = std::max(p->pss_mb_peak, m->pss_mb);
@@ -276,7 +280,7 @@ class Supervisor {
         s.pid = pid;
       }
     }
-    b_.pss_mb_total_peak = std::max(b_.pss_mb_total_peak, pss_sum);
+    if (!only_unmeasured) b_.pss_mb_total_peak = std::max(b_.pss_mb_total_peak, pss_sum);
   }
 
   void reap() {
@@ -404,6 +408,7 @@ class Supervisor {
   std::set<std::string> seen_shm_;
   std::int64_t tree_cpu_ticks_ = 0, last_cpu_ticks_ = 0;
   bool fault_done_ = false;
+  bool fresh_ = false;  // the last scan found a new process
   pid_t stalled_ = 0;
   std::int64_t stall_until_ns_ = 0;
   TreeProcess overflow_;

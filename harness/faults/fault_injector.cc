@@ -152,7 +152,8 @@ Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s
     // chooses (an error exit is the right answer to a dead worker), not hang; the harness must
     // inject the fault and leave nothing behind.
     e.others_free = true;
-    e.must_pass = {"liveness", "fault-injected", "no-leaks", "checker", "setup"};
+    // Nor may it leave anything behind: a process, a /dev/shm segment.
+    e.must_pass = {"liveness", "fault-injected", "no-leaks", "no-survivors", "shm-reclaimed", "checker", "setup"};
     return e;
   }
   const bool must_end_badly = plan.kind != FaultKind::kStall || plan.stall_s >= hang_timeout_s;

@@ -47,7 +47,8 @@ std::string command_name(const std::vector<std::string>& command) {
     if (b == "-m" && !last) return command[i + 1];
     if (b == "-c") return "python-c";
     const bool interpreter = b.rfind("python", 0) == 0 || b == "env" || b == "bash" || b == "sh" || b == "torchrun";
-    if (!last && (interpreter || b.rfind('-', 0) == 0)) continue;
+    const bool assignment = b.find('=') != std::string::npos;  // env NAME=VALUE ...
+    if (!last && (interpreter || assignment || b.rfind('-', 0) == 0)) continue;
     return b;
   }
   return command.empty() ? std::string() : base(command.front());

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# `sharebench exec` on real programs: examples/python (the seeds' patterns and their broken twins,
+# with Debian's python3-torch) and small shell commands. Every broken program must be caught by
+# the check named for it, under every start method it is broken under, and every clean one pass.
+# usage: exec_test.sh SHAREBENCH OUTDIR SOURCE_DIR
+source "$(dirname "$0")/test_lib.sh" "$@"
+src=$3
+py=/usr/bin/python3  # Debian's, with python3-torch (ci/setup installs it); not a python3 earlier on PATH
+"$py" -c "import torch" 2>/dev/null || { echo "FAIL: $py cannot import torch (apt-get install python3-torch; ci/setup does)"; exit 1; }
+ex="$src/examples/python"
+cd "$out"
+
+# expect NAME WANT_EXIT ARGS...: runs `exec` into $out/NAME and checks its exit code.
+expect() {
+  local name=$1 want=$2
+  shift 2
+  "$bin" exec --format none --out "$out/$name" "$@" >"$out/$name.log" 2>&1
+  local code=$?
+  [ "$code" -eq "$want" ] || { fail "$name: exec exited $code, want $want"; tail -30 "$out/$name.log"; }
+}
+# judge NAME PYTHON-ASSERTIONS: runs the assertions with `run` (its results.json) and `cells` bound.
+judge() {
+  "$py" - "$out/$1/results.json" "$1" "$2" <<'PY' || fail "$2"
+import json, sys
+run = json.load(open(sys.argv[1])); cells = run["cells"]
+def check(cell, name, rep=0):
+    return next(c for c in cell["repetitions"][rep]["checks"] if c["name"] == name)
+def verdict(cell, name, rep=0):
+    return check(cell, name, rep)["verdict"]
+ok = eval(sys.argv[3])
+if not ok:
+    print(f"{sys.argv[2]}: not true: {sys.argv[3]}")
+    for c in cells:
+        for r in c["repetitions"]:
+            print(" ", c["id"], r["status"], [(k["name"], k["verdict"], k["message"][:200]) for k in r["checks"]])
+sys.exit(0 if ok else 1)
+PY
+}
+
+# --- Hogwild under every start method: passes, with steps/s from the progress module, memory per
+# process, no leaks. ---------------------------------------------------------------------------------
+expect hogwild 0 --mp-start fork,spawn,forkserver -- "$py" "$ex/hogwild.py"
+judge hogwild 'len(cells) == 3 and all(c["outcome"]["kind"] == "ok" for c in cells)'
+judge hogwild 'all(c["repetitions"][0]["metrics"]["steps_total"] == 600 and c["repetitions"][0]["metrics"]["steps_per_s"] > 0 for c in cells)'
+judge hogwild 'all(verdict(c, n) == "pass" for c in cells for n in ("exit-status", "no-survivors", "shm-reclaimed", "no-leaks", "liveness"))'
+judge hogwild 'all(sum(p["role"] == "child" and p["uss_mb_peak"] > 0 and p["steps"] == 300 for p in c["repetitions"][0]["processes"]) == 2 for c in cells)'
+judge hogwild '[sum(p["role"] == "helper" for p in c["repetitions"][0]["processes"]) for c in cells] == [0, 1, 2]'
+"$bin" report "$out/hogwild/results.json" --format console | grep -q "Processes of exec/hogwild.py@spawn:1" ||
+  fail "the console report has no process table"
+
+# --- Fork after OpenMP: a hang under fork, with Python and native stacks; clean under spawn and
+# forkserver. ----------------------------------------------------------------------------------------
+expect omp 1 --mp-start fork,spawn,forkserver --hang-timeout 5 -- "$py" "$ex/fork_after_openmp.py"
+judge omp '[c["repetitions"][0]["status"] for c in cells] == ["hang", "completed", "completed"]'
+judge omp '[c["outcome"]["kind"] for c in cells] == ["unexpected", "ok", "ok"]'
+judge omp 'any("in work" in p["python_stack"] for p in cells[0]["repetitions"][0]["processes"] if p["role"] == "child")'
+judge omp 'any("in join" in p["python_stack"] for p in cells[0]["repetitions"][0]["processes"] if p["role"] == "program")'
+if command -v gdb >/dev/null; then
+  judge omp 'any("libgomp" in p["native_stack"] for p in cells[0]["repetitions"][0]["processes"] if p["role"] == "child")'
+fi
+judge omp 'cells[0]["repetitions"][0]["wall_s"] < 60'
+
+# --- A dead producer: the parent blocked in q.get() is a hang, its Python stack in the queue read;
+# nothing is left. Its twin ends (exit 1, "the producer died") and passes. ----------------------------
+expect dead 1 --fault kill:child@1 --hang-timeout 5 -- "$py" "$ex/dead_producer.py"
+judge dead 'cells[0]["repetitions"][0]["status"] == "hang" and verdict(cells[0], "fault-injected") == "pass"'
+judge dead 'any("queues.py" in p["python_stack"] and "in get" in p["python_stack"] for p in cells[0]["repetitions"][0]["processes"] if p["role"] == "program")'
+judge dead 'verdict(cells[0], "no-leaks") == "pass" and verdict(cells[0], "shm-reclaimed") == "pass"'
+pgrep -f "$ex/dead_producer.py" >/dev/null && fail "a process of dead_producer.py is still alive"
+expect dead_handled 0 --fault kill:child@1 --hang-timeout 5 -- "$py" "$ex/dead_producer_handled.py"
+judge dead_handled 'cells[0]["outcome"]["kind"] == "fault-handled" and "producer died" in check(cells[0], "exit-status")["message"]'
+
+# --- A daemonised grandchild: reported, then killed. -------------------------------------------------
+expect daemon 1 -- "$py" "$ex/daemon_grandchild.py"
+judge daemon 'verdict(cells[0], "no-survivors") == "fail" and "outlived the program" in check(cells[0], "no-survivors")["message"]'
+daemon_pid=$("$py" -c "import json,sys; print(next(p['pid'] for p in json.load(open(sys.argv[1]))['cells'][0]['repetitions'][0]['processes'] if 'outlived' in p['end']))" "$out/daemon/results.json")
+[ -n "$daemon_pid" ] && kill -0 "$daemon_pid" 2>/dev/null && fail "the daemon (pid $daemon_pid) is still alive"
+
+# --- Lost updates: a threading.Lock across processes, caught by the program's own check in every
+# repetition under every start method; its twin with multiprocessing.Lock exact. --------------------
+expect thread_lock 1 --mp-start fork,spawn,forkserver --repetitions 2 -- "$py" "$ex/thread_lock_counter.py"
+judge thread_lock 'all(verdict(c, "exit-status", r) == "fail" and "lost" in check(c, "exit-status", r)["message"] for c in cells for r in (0, 1))'
+expect mp_lock 0 --mp-start fork,spawn,forkserver -- "$py" "$ex/locked_counter.py"
+
+# --- A segment leaked by a killed producer: named with the process that used it, then removed. The
+# twin, whose segment the resource tracker reclaims, leaves nothing. ---------------------------------
+expect shm_untracked 1 --mp-start fork,spawn,forkserver --fault kill:child@1 -- "$py" "$ex/shm_handoff_untracked.py"
+judge shm_untracked 'all(verdict(c, "shm-reclaimed") == "fail" and "psm_" in check(c, "shm-reclaimed")["message"] and "used by pid" in check(c, "shm-reclaimed")["message"] for c in cells)'
+expect shm_tracked 0 --mp-start fork,spawn,forkserver --fault kill:child@1 -- "$py" "$ex/shm_handoff.py"
+leftover=$(ls /dev/shm | grep -c '^psm_' || true)
+[ "$leftover" -eq 0 ] || fail "psm_ segments left in /dev/shm: $(ls /dev/shm | grep '^psm_')"
+
+# --- Without beats, CPU time is progress: a sleeper hangs, a busy loop does not. Beats from a shell. -
+expect sleeper 1 --hang-timeout 1 -- sleep 30
+judge sleeper 'cells[0]["repetitions"][0]["status"] == "hang" and "no CPU time" in cells[0]["repetitions"][0]["status_message"]'
+expect busy 0 --hang-timeout 1 -- "$py" -c "import time; t = time.time()
+while time.time() - t < 2.5: pass"
+expect shell_beats 0 --hang-timeout 2 -- sh -c 'for i in 1 2 3 4 5; do echo "$$ $i" >> "$SHAREBENCH_PROGRESS"; sleep 0.2; done'
+judge shell_beats 'cells[0]["repetitions"][0]["metrics"]["steps_total"] == 5'
+# The C header: the same channel.
+cat >"$out/beat.c" <<'C'
+#include <sharebench/progress.h>
+#include <unistd.h>
+int main(void) { for (long long i = 1; i <= 4; ++i) { sharebench_progress_beat(i); usleep(100000); } return 0; }
+C
+mkdir -p "$out/include/sharebench" && cp "$src/harness/exec/progress.h" "$out/include/sharebench/"
+if cc -I"$out/include" -o "$out/beat" "$out/beat.c"; then
+  expect c_beats 0 --hang-timeout 2 -- "$out/beat"
+  judge c_beats 'cells[0]["repetitions"][0]["metrics"]["steps_total"] == 4'
+else
+  fail "the C progress header does not compile"
+fi
+
+# --- The reproduce line replays the cell; bad input is one line and exit 2. -------------------------
+"$bin" repro "$out/omp/results.json" exec/fork_after_openmp.py@spawn:1 --dry-run >"$out/repro.txt" 2>&1
+grep -q -- "exec --mp-start spawn --workdir $out --hang-timeout 5 -- $py $ex/fork_after_openmp.py" "$out/repro.txt" ||
+  fail "repro line: $(cat "$out/repro.txt")"
+bad() {
+  local what=$1
+  shift
+  "$bin" "$@" >"$out/bad.out" 2>"$out/bad.err"
+  local code=$?
+  [ $code -eq 2 ] && [ "$(wc -l <"$out/bad.err")" -eq 1 ] || fail "$what: exit $code, stderr: $(cat "$out/bad.err")"
+}
+bad "a missing program" exec -- no-such-program-anywhere
+bad "a rank fault under exec" exec --fault kill:1@20 -- true
+bad "a tree fault under run" run --scenario locked --fault kill:child@1
+bad "the exec scenario under run" run --scenario exec
+bad "a thread start method" exec --mp-start thread -- true
+bad "a bad workdir" exec --workdir /no/such/dir -- true
+bad "no command" exec
+exit $status

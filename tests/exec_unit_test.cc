@@ -1,0 +1,141 @@
+// Unit tests of `sharebench exec`'s parts that need no program: the progress channel, the process
+// tree readers, a program's cell id and reproduce line, the per-process results round trip.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "harness/exec/process_tree.h"
+#include "harness/exec/progress_channel.h"
+#include "harness/results/results_json.h"
+#include "harness/scenario/cell_flags.h"
+
+namespace sharebench {
+namespace {
+
+std::string temp_path(const char* name) { return fmt::format("/tmp/sharebench-exec-unit-{}-{}", ::getpid(), name); }
+
+TEST(ProgressChannel, SumsEachProcessLatestStepAcrossPartialAndForeignLines) {
+  const std::string path = temp_path("progress");
+  ProgressChannel::create(path);
+  ProgressChannel channel(path);
+  EXPECT_EQ(channel.poll(), 0);
+  std::ofstream out(path, std::ios::app);
+  out << "100 1\n100 2\n200 5\n300 7" << std::flush;  // the last line is not complete yet
+  EXPECT_EQ(channel.poll(), 3);
+  EXPECT_EQ(channel.total(), 2 + 5);
+  out << "\nnot a line\n100 x\n-4 3\n100 9\n" << std::flush;
+  EXPECT_EQ(channel.poll(), 5);
+  EXPECT_EQ(channel.total(), 9 + 5 + 7);
+  EXPECT_EQ(channel.malformed(), 3);
+  EXPECT_EQ(channel.by_process().size(), 3u);
+  ::unlink(path.c_str());
+}
+
+TEST(ProcessTree, SeesEveryDescendantWithItsParentAndItsSharedMemory) {
+  const std::string name = fmt::format("/sharebench-exec-unit-{}", ::getpid());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    if (::fork() == 0) {  // a grandchild holding a segment mapped
+      const int fd = ::shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
+      if (fd < 0 || ::ftruncate(fd, 4096) != 0 || ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED) _exit(1);
+      if (::write(ready[1], "x", 1) != 1) _exit(1);
+      ::pause();
+      _exit(0);
+    }
+    ::pause();
+    _exit(0);
+  }
+  ::close(ready[1]);
+  char byte;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  const std::vector<ProcStat> tree = live_descendants(::getpid());
+  std::vector<ProcStat> ours;
+  for (const ProcStat& s : tree) {
+    if (s.pid == child || s.ppid == child) ours.push_back(s);
+  }
+  ASSERT_EQ(ours.size(), 2u);
+  const auto grandchild = std::find_if(ours.begin(), ours.end(), [&](const ProcStat& s) { return s.ppid == child; });
+  ASSERT_NE(grandchild, ours.end());
+  const std::vector<std::string> used = shm_in_use(grandchild->pid);
+  EXPECT_NE(std::find(used.begin(), used.end(), name.substr(1)), used.end());
+  const auto listed = list_dev_shm();
+  EXPECT_NE(std::find(listed.begin(), listed.end(), name.substr(1)), listed.end());
+  EXPECT_GT(read_proc_stat(child)->start_ticks, 0u);
+  EXPECT_FALSE(read_cmdline(child).empty());
+  ::kill(grandchild->pid, SIGKILL);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::shm_unlink(name.c_str());
+  ::close(ready[0]);
+}
+
+TEST(ExecCell, IsNamedByItsProgramAndReproducedWithItsCommand) {
+  EXPECT_EQ(command_name({"python3", "-u", "examples/python/hogwild.py", "--steps", "5"}), "hogwild.py");
+  EXPECT_EQ(command_name({"/usr/bin/python3", "-m", "pkg.train"}), "pkg.train");
+  EXPECT_EQ(command_name({"python3", "-c", "print(1)"}), "python-c");
+  EXPECT_EQ(command_name({"./server"}), "server");
+  EXPECT_EQ(command_name({"env", "A=1", "torchrun", "--standalone", "train.py"}), "train.py");
+  CellConfig c;
+  c.scenario = "exec";
+  c.variant = "default";
+  c.command = {"python3", "x/hogwild.py", "--name", "two words"};
+  c.workdir = "/work";
+  c.mp_start = "spawn";
+  c.hang_timeout_s = 5;
+  c.fault = FaultPlan::parse("kill:child@1");
+  EXPECT_EQ(c.id(), "exec/hogwild.py@spawn:1~kill:child@1");
+  c.mp_start.clear();
+  EXPECT_EQ(c.id(), "exec/hogwild.py@own:1~kill:child@1");
+  c.mp_start = "spawn";
+  const std::vector<std::string> args = repro_args(c, 2);
+  const std::vector<std::string> want{"exec", "--mp-start", "spawn", "--workdir", "/work", "--hang-timeout", "5",
+                                      "--fault", "kill:child@1", "--repetitions", "2", "--", "python3", "x/hogwild.py",
+                                      "--name", "two words"};
+  EXPECT_EQ(args, want);
+  EXPECT_EQ(CellConfig::from_json(c.to_json()), c);
+}
+
+TEST(ExecResults, ProcessesRoundTripThroughJson) {
+  RunResult run;
+  run.run_id = "x";
+  CellResult cell;
+  cell.config.scenario = "exec";
+  cell.config.variant = "default";
+  cell.config.command = {"sleep", "1"};
+  cell.kind = ScenarioKind::kProgram;
+  Repetition rep;
+  ProcessRecord p;
+  p.pid = 42;
+  p.birth = 1;
+  p.role = "child";
+  p.command = "python3 -c x";
+  p.python_stack = "File \"x.py\", line 3 in get";
+  p.uss_mb_peak = 12.5;
+  rep.processes.push_back(p);
+  cell.repetitions.push_back(rep);
+  run.cells.push_back(cell);
+  const RunResult back = results_from_json(results_to_json(run));
+  ASSERT_EQ(back.cells.size(), 1u);
+  EXPECT_EQ(back.cells[0].kind, ScenarioKind::kProgram);
+  ASSERT_EQ(back.cells[0].repetitions[0].processes.size(), 1u);
+  const ProcessRecord& q = back.cells[0].repetitions[0].processes[0];
+  EXPECT_EQ(q.pid, 42);
+  EXPECT_EQ(q.python_stack, p.python_stack);
+  EXPECT_DOUBLE_EQ(q.uss_mb_peak, 12.5);
+  EXPECT_EQ(back.cells[0].config.command, cell.config.command);
+}
+
+}  // namespace
+}  // namespace sharebench
