@@ -100,6 +100,17 @@ std::vector<Column> columns_for(ScenarioKind kind) {
   return {launch};
 }
 
+// A process's command line as a reader wants it in a table: multiprocessing's own processes by what
+// they are, anything else without the interpreter's directory.
+std::string short_command(const std::string& command) {
+  if (command.find("multiprocessing.resource_tracker") != std::string::npos) return "(mp resource tracker)";
+  if (command.find("multiprocessing.forkserver") != std::string::npos) return "(mp forkserver or its worker)";
+  if (command.find("multiprocessing.spawn") != std::string::npos) return "(mp spawned worker)";
+  const std::size_t space = command.find(' ');
+  const std::size_t slash = command.rfind('/', space);
+  return slash == std::string::npos ? command : command.substr(slash + 1);
+}
+
 std::string kind_title(ScenarioKind k) {
   switch (k) {
     case ScenarioKind::kTraining: return "training";
@@ -193,7 +204,8 @@ std::string render_console(const RunResult& run, bool colour) {
     constexpr std::size_t kMaxRows = 16;
     for (std::size_t i = 0; i < r.processes.size() && i < kMaxRows; ++i) {
       const ProcessRecord& p = r.processes[i];
-      std::string command = p.command.size() > 32 ? p.command.substr(0, 29) + "..." : p.command;
+      std::string command = short_command(p.command);
+      if (command.size() > 32) command = command.substr(0, 29) + "...";
       out += fmt::format("  {:>7} {:<7} {:>6.1f} {:>8.0f} {:>8.0f} {:>8.0f} {:>8}  {:<32} {}\n", p.pid, p.role, p.cpu_s,
                          p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak, p.steps, command, p.end);
     }

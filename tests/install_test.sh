@@ -32,4 +32,12 @@ for c in run["cells"]:
     assert checks["no-leaks"]["verdict"] == "pass", (c["id"], checks["no-leaks"])
 print(f"out of tree: {len(run['cells'])} cells, each with lock-order, no-leaks and its outcome")
 PY
-echo "installed package: built and ran the out-of-tree scenario"
+# The installed package carries `exec` into a binary built on it, and installs the progress channel.
+test -f "$out/prefix/include/sharebench/progress.h" || { echo "FAIL: <sharebench/progress.h> not installed"; exit 1; }
+test -f "$out/prefix/share/sharebench/python/sharebench_progress.py" || { echo "FAIL: sharebench_progress.py not installed"; exit 1; }
+"$out/build/counter-bench" exec --format none --out "$out/exec" --hang-timeout 5 -- \
+  sh -c 'for i in 1 2 3; do echo "$$ $i" >> "$SHAREBENCH_PROGRESS"; done' ||
+  { echo "FAIL: exec in the out-of-tree binary"; exit 1; }
+grep -q '"steps_total": 3' "$out/exec/results.json" || { echo "FAIL: exec's progress beats in the out-of-tree binary"; exit 1; }
+echo "installed package: built and ran the out-of-tree scenario, and exec"
+

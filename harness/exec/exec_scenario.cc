@@ -118,11 +118,9 @@ class ExecScenario : public Scenario {
       if (c.name == "liveness" && c.verdict == Verdict::kPass) c.message = "the program ended by itself, no hang";
     }
 
-    // exit-status
+    // exit-status and no-survivors judge how a program ended: not run when it did not (liveness
+    // says why).
     if (!b.program_ended.load()) {
-      ctx.check("exit-status", Verdict::kUnknown, std::nullopt,
-                b.program_pid.load() > 0 ? "the program did not end by itself: see liveness"
-                                         : "the program was not started");
     } else if (b.exited && b.exit_code == 0) {
       ctx.check("exit-status", Verdict::kPass, 0.0, fmt::format("the program exited 0 after {:.2f} s", b.program_s));
     } else {
@@ -144,9 +142,6 @@ class ExecScenario : public Scenario {
     } else if (b.program_ended.load()) {
       ctx.check("no-survivors", Verdict::kPass, 0.0,
                 fmt::format("all {} process(es) of the program ended with it", b.processes.load()));
-    } else {
-      ctx.check("no-survivors", Verdict::kUnknown, std::nullopt,
-                "the program did not end by itself; its processes were killed by the harness");
     }
 
     check_shm(ctx, b);
@@ -246,15 +241,17 @@ class ExecScenario : public Scenario {
   // On a hang (or deadline, or interrupt): the supervisor's own stall and stacks mean nothing;
   // rank 0's record holds the program's instead, so every report shows them.
   void describe_hang(const ExecBlock& b, Repetition& rep) const {
-    std::string stall, stacks;
+    // Every process's Python stacks first (short, and where a Python program waits), then the
+    // native ones: a report that shows only the first lines still shows each process's.
+    std::string stall, python, native;
     for (const ProcessRecord& p : rep.processes) {
       if (p.state.empty() && p.python_stack.empty() && p.native_stack.empty()) continue;
       const std::string who = fmt::format("pid {} [{}{}] {}", p.pid, p.role, p.python ? ", python" : "", p.command);
       stall += fmt::format("{}{}: {}", stall.empty() ? "" : "; ", who, p.state);
-      stacks += fmt::format("== {}\n", who);
-      if (!p.python_stack.empty()) stacks += "-- Python stacks (faulthandler):\n" + p.python_stack;
-      if (!p.native_stack.empty()) stacks += "-- native stacks (gdb):\n" + p.native_stack + "\n";
+      if (!p.python_stack.empty()) python += fmt::format("== {}: Python stacks (faulthandler)\n{}", who, p.python_stack);
+      if (!p.native_stack.empty()) native += fmt::format("== {}: native stacks (gdb)\n{}\n", who, p.native_stack);
     }
+    const std::string stacks = python + native;
     if (!rep.workers.empty()) {
       rep.workers.front().stall = stall;
       rep.workers.front().stacks = stacks;
