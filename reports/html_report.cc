@@ -6,7 +6,8 @@
 // reference with the convergence band, and loss curves by step and by time (a picker for the start
 // method keeps them readable). Then launch latency by start method and IPC handoff latency by
 // size. The page shows each cell's outcome (outcome.h): failures with evidence and collapsed
-// stacks, the caught bugs' evidence table, the cells (skipped as skipped), the environment.
+// stacks, the caught bugs' evidence table, the cells (skipped as skipped), a program's processes
+// (exec cells), the environment.
 // When every chart has rendered, the page sets data-charts-drawn on <body>; its browser test reads it.
 #include <algorithm>
 #include <cctype>
@@ -564,7 +565,22 @@ std::string render_html(const RunResult& run) {
                         std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),
                         num(cell_mean(c, "launch_s_max") * 1000, 1), html(checks));
   }
-  page += "</table>\n<h2>Environment</h2>\n<table>\n";
+  page += "</table>\n";
+  // A program's processes (exec cells), from each cell's last repetition.
+  for (const auto& c : run.cells) {
+    if (c.repetitions.empty() || c.repetitions.back().processes.empty()) continue;
+    page += fmt::format("<h2>Processes of {}</h2>\n<table>\n<tr><th>pid</th><th>role</th><th>command</th><th>CPU s</th>"
+                        "<th>USS MiB</th><th>PSS MiB</th><th>shared MiB</th><th>steps</th><th>end</th></tr>\n",
+                        html(c.config.id()));
+    for (const ProcessRecord& p : c.repetitions.back().processes) {
+      page += fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.1f}</td><td class=\"n\">{:.0f}</td>"
+                          "<td class=\"n\">{:.0f}</td><td class=\"n\">{:.0f}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+                          p.pid, html(p.role), html(p.command), p.cpu_s, p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak,
+                          p.steps, html(p.end));
+    }
+    page += "</table>\n";
+  }
+  page += "<h2>Environment</h2>\n<table>\n";
   for (const auto& [k, v] : run.environment) page += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html(k), html(v));
   page += "</table>\n";
   page += fmt::format("<script type=\"application/json\" id=\"chart-data\">{}</script>\n<script>{}</script>\n</body></html>\n",

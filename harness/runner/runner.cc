@@ -269,7 +269,9 @@ class ProgressLine {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::milliseconds(200)) return;
     last_ = now;
-    std::string detail = fmt::format("  steps {}/{}", p.steps_done, p.steps_total);
+    // A program under exec has no known total: its steps so far.
+    std::string detail = p.steps_total > 0 ? fmt::format("  steps {}/{}", p.steps_done, p.steps_total)
+                                           : fmt::format("  steps {}", p.steps_done);
     if (p.quiet_s >= 1.0) detail += fmt::format(", no progress for {:.0f} s (hang at {:.0f} s)", p.quiet_s, p.hang_timeout_s);
     draw(detail);
   }
@@ -349,7 +351,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
         on_tick = [&](double quiet_s) {
           CellProgress p;
           for (int r = 0; r < block->procs; ++r) p.steps_done += block->slots[r].steps.load(std::memory_order_relaxed);
-          p.steps_total = cell.workload.steps * cell.procs;
+          p.steps_total = cell.command.empty() ? cell.workload.steps * cell.procs : 0;
           p.quiet_s = quiet_s;
           p.hang_timeout_s = cell.hang_timeout_s;
           progress(p);

@@ -37,7 +37,7 @@ RunOutcome run_matrix(const RunnerOptions& options);
 // Called about five times a second while a repetition runs, for a progress line.
 struct CellProgress {
   std::int64_t steps_done = 0;   // over every worker
-  std::int64_t steps_total = 0;  // steps × workers
+  std::int64_t steps_total = 0;  // steps × workers; 0 when unknown (a program under exec)
   double quiet_s = 0;            // the longest any running worker has gone without progress
   double hang_timeout_s = 0;
 };
