@@ -82,6 +82,14 @@ expect thread_lock 1 --mp-start fork,spawn,forkserver --repetitions 2 -- "$py" "
 judge thread_lock 'all(verdict(c, "exit-status", r) == "fail" and "lost" in check(c, "exit-status", r)["message"] for c in cells for r in (0, 1))'
 expect mp_lock 0 --mp-start fork,spawn,forkserver -- "$py" "$ex/locked_counter.py"
 
+# --- Parameter averaging over Gloo (torch.distributed): the replicas agree, under every start method.
+expect averaging 0 --mp-start fork,spawn,forkserver -- "$py" "$ex/param_averaging.py"
+judge averaging 'all("replicas differ by at most 0 " in c["repetitions"][0]["workers"][0]["stderr_tail"] for c in cells)'
+
+# --- A stall shorter than the hang timeout: injected, and the program ends as usual. ------------------
+expect stall 0 --fault stall:child@0.5+1 --hang-timeout 5 -- "$py" "$ex/dead_producer_handled.py"
+judge stall 'verdict(cells[0], "fault-injected") == "pass" and "SIGSTOP for 1 s" in check(cells[0], "fault-injected")["message"] and verdict(cells[0], "exit-status") == "pass"'
+
 # --- A segment leaked by a killed producer: named with the process that used it, then removed. The
 # twin, whose segment the resource tracker reclaims, leaves nothing. ---------------------------------
 expect shm_untracked 1 --mp-start fork,spawn,forkserver --fault kill:child@1 -- "$py" "$ex/shm_handoff_untracked.py"
