@@ -28,6 +28,7 @@
 #include "harness/exec/program_supervisor.h"
 #include "harness/exec/progress_channel.h"
 #include "harness/exec/tree_inspection.h"
+#include "harness/runner/interrupt.h"
 #include "harness/scenario/scenario.h"
 #include "harness/watchdog/process_probe.h"
 
@@ -103,7 +104,9 @@ class ExecScenario : public Scenario {
 
   void before_teardown(SharedArena& arena) override {
     const ExecBlock& b = *arena.lookup<ExecBlock>(ExecBlock::kRegionName);
-    const bool gdb = cell_.stacks == "gdb" || (cell_.stacks == "auto" && gdb_available());
+    // Not on Ctrl-C: the user wants out, not seconds of gdb per process (the /proc states and Python
+    // stacks, which take no time, are still taken).
+    const bool gdb = (cell_.stacks == "gdb" || (cell_.stacks == "auto" && gdb_available())) && !interrupt_requested();
     evidence_ = inspect_and_kill_tree(b, gdb);
     inspected_ = true;
   }
