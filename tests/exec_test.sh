@@ -74,7 +74,11 @@ judge dead_handled 'cells[0]["outcome"]["kind"] == "fault-handled" and "producer
 expect daemon 1 -- "$py" "$ex/daemon_grandchild.py"
 judge daemon 'verdict(cells[0], "no-survivors") == "fail" and "outlived the program" in check(cells[0], "no-survivors")["message"]'
 daemon_pid=$("$py" -c "import json,sys; print(next(p['pid'] for p in json.load(open(sys.argv[1]))['cells'][0]['repetitions'][0]['processes'] if 'outlived' in p['end']))" "$out/daemon/results.json")
-[ -n "$daemon_pid" ] && kill -0 "$daemon_pid" 2>/dev/null && fail "the daemon (pid $daemon_pid) is still alive"
+if [ -z "$daemon_pid" ]; then
+  fail "no process of daemon_grandchild.py is recorded as having outlived the program"
+elif kill -0 "$daemon_pid" 2>/dev/null; then
+  fail "the daemon (pid $daemon_pid) is still alive"
+fi
 
 # --- Lost updates: a threading.Lock across processes, caught by the program's own check in every
 # repetition under every start method; its twin with multiprocessing.Lock exact. --------------------
