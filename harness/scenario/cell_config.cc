@@ -2,6 +2,7 @@
 #include "harness/scenario/cell_config.h"
 #include "harness/scenario/cell_config_json.h"
 
+#include <ostream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ std::string_view to_string(StartMethod m) {
   }
   return "?";
 }
+
+std::ostream& operator<<(std::ostream& out, StartMethod m) { return out << to_string(m); }
 
 std::optional<StartMethod> parse_start_method(std::string_view s) {
   for (StartMethod m : all_start_methods()) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@ namespace sharebench {
 enum class StartMethod { kFork, kSpawn, kForkserver, kThread };
 
 std::string_view to_string(StartMethod m);
+std::ostream& operator<<(std::ostream& out, StartMethod m);  // its name, as to_string gives it
 std::optional<StartMethod> parse_start_method(std::string_view s);
 const std::vector<StartMethod>& all_start_methods();
 
