@@ -3,7 +3,7 @@
 // and only while the watchdog has not reaped it (a reaped pid could be reused).
 //
 // Afterwards it says what it did as the `fault-injected` check (pass: injected as planned;
-// unknown: the target ended, or never held a lock, before the fault could land) and as the
+// unknown: the target ended, or took no lock, before the fault could land) and as the
 // expectation the repetition is judged by:
 //   kill, kill-holding-lock, stall longer than the hang timeout
 //       `liveness` must fail; the scenario's own checks are free (a killed worker may leave the
@@ -31,11 +31,11 @@ class FaultInjector {
   FaultInjector(const FaultPlan& plan, double hang_timeout_s);
 
   // Called on every watchdog poll: injects when due, ends a stall when its time is up.
-  void poll(WorkerGroup& group, const HarnessBlock& block, const std::map<int, WorkerExit>& exited);
+  // kill-holding-lock arms the worker's own trigger in its slot (process_mutex.h).
+  void poll(WorkerGroup& group, HarnessBlock& block, const std::map<int, WorkerExit>& exited);
   // The watchdog is about to tear the group down: a stalled worker is let go first.
   void release(WorkerGroup& group, const std::map<int, WorkerExit>& exited);
 
-  bool injected() const { return injected_; }
   // One sentence: what was done, to whom, when; or why nothing was.
   std::string outcome(const HarnessBlock& block) const;
   Check check(const HarnessBlock& block) const;
@@ -43,14 +43,14 @@ class FaultInjector {
  private:
   enum class Stage { kWaiting, kSeekingLock, kStalled, kDone };
   using Clock = std::chrono::steady_clock;
-  bool try_kill_holding_lock(pid_t pid, const WorkerSlot& slot);
+  // Whether the fault landed: for kill-holding-lock, the worker's own trigger says it fired.
+  bool landed(const HarnessBlock& block) const;
 
   FaultPlan plan_;
   double hang_timeout_s_;
   Stage stage_ = Stage::kWaiting;
   bool injected_ = false;
   std::int64_t injected_at_step_ = 0;
-  int lock_attempts_ = 0;
   Clock::time_point stall_until_{};
   pid_t stopped_pid_ = 0;
 };

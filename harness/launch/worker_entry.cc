@@ -107,11 +107,11 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   }
   slot.pid.store(::getpid());
   slot.tid.store(static_cast<std::int32_t>(::syscall(SYS_gettid)));
-  count_locks_held_in(&slot.locks_held);
+  kill_on_next_lock_when_armed(&slot.kill_holding_lock);
   report_barrier_waits_in(&slot.waiting_barrier);
   struct StopCounting {
     ~StopCounting() {  // the slot dies with the arena
-      count_locks_held_in(nullptr);
+      kill_on_next_lock_when_armed(nullptr);
       report_barrier_waits_in(nullptr);
     }
   } stop_counting;

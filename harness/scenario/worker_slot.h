@@ -43,7 +43,9 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> pid{0};
   std::atomic<std::int32_t> tid{0};
   std::atomic<std::int64_t> steps{0};         // units of work completed
-  std::atomic<std::int32_t> locks_held{0};    // ProcessMutexes this worker holds (fault injection)
+  // kill-holding-lock: the fault injector arms it (kArmed); the worker's next ProcessMutex
+  // acquisition then marks it kFired and SIGKILLs the worker's own process, lock held.
+  std::atomic<std::int32_t> kill_holding_lock{kLockKillIdle};
   std::atomic<std::int32_t> waiting_barrier{-1};  // LockRegistry id of the barrier it waits at, or -1
   std::atomic<std::int64_t> uss_kb_at_end{0};     // its process's private memory as work() returned (0: not read)
   // Its own latest reading while it worked (beat(), at most every 250 ms; 0: none): the memory

@@ -2,6 +2,7 @@
 #include "harness/chaos/chaos_schedule.h"
 #include "harness/sync/process_mutex.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,12 +31,15 @@ void forget_ids() {
 pid_t cached_pid() { return t_pid ? t_pid : (t_pid = ::getpid()); }
 pid_t cached_tid() { return t_tid ? t_tid : (t_tid = static_cast<pid_t>(::syscall(SYS_gettid))); }
 
-thread_local std::atomic<std::int32_t>* t_locks_held = nullptr;
+thread_local std::atomic<std::int32_t>* t_kill_trigger = nullptr;
 // The registered locks this thread holds (bit = registry id): the "held" side of lock-order edges.
 thread_local std::uint64_t t_held_ids = 0;
-// Single writer: a plain load and store, not a read-modify-write, keep the uncontended lock cheap.
-void add_held(std::int32_t delta) {
-  if (t_locks_held) t_locks_held->store(t_locks_held->load(std::memory_order_relaxed) + delta, std::memory_order_release);
+// kill-holding-lock (process_mutex.h): called with the lock just acquired.
+void die_here_if_armed() {
+  if (!t_kill_trigger || t_kill_trigger->load(std::memory_order_acquire) != kLockKillArmed) return;
+  t_kill_trigger->store(kLockKillFired, std::memory_order_release);
+  ::kill(::getpid(), SIGKILL);
+  ::pause();  // SIGKILL cannot be caught: the process ends before this returns
 }
 
 void check_rank(int rank) {
@@ -45,8 +49,8 @@ void check_rank(int rank) {
 }
 }  // namespace
 
-void count_locks_held_in(std::atomic<std::int32_t>* counter) {
-  t_locks_held = counter;
+void kill_on_next_lock_when_armed(std::atomic<std::int32_t>* trigger) {
+  t_kill_trigger = trigger;
   t_held_ids = 0;  // a new worker starts holding nothing
 }
 
@@ -76,7 +80,7 @@ void ProcessMutex::mark_acquired(int rank, bool recovered) {
   owner_pid_.store(cached_pid(), std::memory_order_release);
   owner_tid_.store(cached_tid(), std::memory_order_release);
   acquisitions_.fetch_add(1, std::memory_order_relaxed);
-  add_held(1);  // after the owner record: a count above 0 means the lock is really held
+  die_here_if_armed();  // after the owner record: the peers see who died holding it
 }
 
 bool ProcessMutex::try_lock(int rank, bool* recovered_owner_death) {
@@ -122,7 +126,6 @@ LockResult ProcessMutex::lock(int rank) {
 void ProcessMutex::unlock() {
   chaos_point(ChaosSite::kBeforeUnlock);
   if (id_ >= 0) t_held_ids &= ~(std::uint64_t{1} << id_);
-  add_held(-1);  // before the release: a count above 0 still means the lock is held
   owner_rank_.store(kNoOwner, std::memory_order_release);
   owner_pid_.store(0, std::memory_order_release);
   owner_tid_.store(0, std::memory_order_release);

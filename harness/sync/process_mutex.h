@@ -67,10 +67,15 @@ class ProcessMutex {
   std::atomic<std::uint64_t> owner_deaths_{0};
 };
 
-// Every ProcessMutex the calling thread locks or unlocks from now on is counted in *counter (which
-// only this thread writes): the worker's slot, so the fault injector can kill a worker while it
-// holds a lock. nullptr stops counting.
-void count_locks_held_in(std::atomic<std::int32_t>* counter);
+// The fault kill-holding-lock, carried out by the worker itself: once the fault injector sets
+// *trigger (the worker's slot) to kLockKillArmed, the calling thread's next ProcessMutex
+// acquisition sets it to kLockKillFired and SIGKILLs its own process while holding that lock. From
+// inside, the death lands in the critical section every time; a signal sent from outside has to
+// hit a window of microseconds, and missed it under load. nullptr: no trigger.
+constexpr std::int32_t kLockKillIdle = 0;
+constexpr std::int32_t kLockKillArmed = 1;
+constexpr std::int32_t kLockKillFired = 2;
+void kill_on_next_lock_when_armed(std::atomic<std::int32_t>* trigger);
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "cross-process atomics must be lock-free");
