@@ -11,7 +11,9 @@
 //     what the lock guards; hogwild records the lost-update rate without judging it.
 //   - updates-reached-model: the shared parameters' checksum moved from the published one.
 //   - convergence: held-out loss against the serial reference of the same total steps.
-//   - owner-death-recovered (owner-death only): a survivor recovered the dead owner's lock.
+//   - owner-death-recovered (owner-death, or a kill-holding-lock fault): a survivor recovered the
+//     dead owner's lock, or, when every survivor had taken it for the last time before the death,
+//     the checker did; and every survivor finished.
 #pragma once
 
 #include <atomic>
