@@ -1,6 +1,8 @@
 // FaultInjector: carries out a FaultPlan against one running cell repetition, from the runner's
 // watchdog loop (it is polled there, so it adds no thread). It signals one worker process only,
-// and only while the watchdog has not reaped it (a reaped pid could be reused).
+// and only while the watchdog has not reaped it (a reaped pid could be reused); kill-holding-lock
+// is the exception: it arms a trigger in the worker's slot, and the worker kills itself at its next
+// ProcessMutex acquisition (process_mutex.h).
 //
 // Afterwards it says what it did as the `fault-injected` check (pass: injected as planned;
 // unknown: the target ended, or took no lock, before the fault could land) and as the

@@ -146,7 +146,7 @@ struct VariantInfo {
   Expectation expect;       // applies at procs >= min_procs; below it the variant must be clean
   int min_procs_for_bug = 2;
   std::vector<StartMethod> bug_starts;  // the start methods the bug shows under; empty: all
-  bool locks_every_step = false;        // workers hold a ProcessMutex for much of every step
+  bool locks_every_step = false;        // workers take a ProcessMutex in every step
   std::string not_soaked;               // why `soak` leaves this clean variant out; empty: it soaks it
   std::vector<std::string> must_fail_under_chaos;  // may-fail checks that --chaos makes certain
   bool bug_shows_under(StartMethod m) const {
@@ -177,10 +177,9 @@ class ScenarioInfo {
   // The last known bug shows only under these start methods; under the others it must be clean
   // (a fork hazard: hangs under fork, clean under spawn and forkserver).
   ScenarioInfo* OnlyUnder(std::initializer_list<StartMethod> methods);
-  // The last variant's workers hold a ProcessMutex for a good part of every step (long enough for
-  // the fault injector, polling every few ms, to find them holding it): `soak` may then kill a
-  // worker while it holds the lock (kill-holding-lock), and the lock must be recovered. A lock held
-  // for nanoseconds at a time is never caught held: leave the trait off.
+  // The last variant's workers take a ProcessMutex in every step: `soak` may then kill a worker
+  // while it holds the lock (kill-holding-lock: the worker's next acquisition after the planned
+  // step kills its own process, however briefly the lock is held), and the lock must be recovered.
   ScenarioInfo* LocksEveryStep();
   // The last known bug's may-fail checks that must fail under --chaos: a bug that needs an unlucky
   // interleaving, which chaos makes certain (docs/chaos.md measures each one).
