@@ -3,6 +3,7 @@
 // checked and reported like any other (results.json, every report, compare, repro).
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <memory>
@@ -67,6 +68,16 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
         for (const std::string& v : f->cell_values[flag.flag]) flag.parse(request.base, v);
       }
       if (request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
+      if (request.base.duration_s > 0) {
+        // The cell must outlast the window and the shutdown: its SIGINT, the grace, SIGTERM, SIGKILL.
+        const double needed = request.base.duration_s + kStopGraceS + kTermGraceS + kHelperGraceS + 10;
+        if (!f->cell_values["--deadline"].empty() && request.base.deadline_s < needed) {
+          throw UsageError(fmt::format("--deadline {} is too short for --duration {}: give at least {} (the window, the "
+                                       "shutdown grace and the helpers' grace), or leave --deadline out",
+                                       request.base.deadline_s, request.base.duration_s, needed));
+        }
+        request.base.deadline_s = std::max(request.base.deadline_s, needed);
+      }
       std::string workdir = f->workdir;
       if (workdir.empty()) {
         char cwd[PATH_MAX];

@@ -63,6 +63,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
   const CellConfig defaults;
   for (const CellFlag& flag : cell_flags()) {
+    if (flag.exec_only) continue;
     CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
     if (flag.list) o->delimiter(',');
     else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as usual

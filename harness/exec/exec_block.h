@@ -20,6 +20,11 @@ struct TreeProcess {
   bool gone = false;             // no longer alive at the last scan
   bool survivor = false;         // alive when the program had ended: killed by the supervisor
   bool faulted = false;          // the fault's target
+  bool stop_sent = false;        // got --duration's SIGINT (or the SIGTERM/SIGKILL after its grace)
+  std::int32_t exit_status = -1; // as waitpid reports it, when the supervisor learnt it (reaped, or seen a zombie)
+  std::int32_t fds_peak = 0;     // open descriptors, at the memory samples
+  std::int32_t fd_limit = 0;     // its soft RLIMIT_NOFILE (0: unknown or unlimited)
+  std::int32_t threads_peak = 0; // native threads, at the scans
   std::uint64_t start_ticks = 0; // /proc start time: tells a reused pid from this process
   double first_seen_s = 0, last_seen_s = 0;  // since the program started
   std::int64_t cpu_ticks = 0;
@@ -65,12 +70,21 @@ struct ExecBlock {
   std::int32_t processes_peak = 0;          // the most processes alive at once
   std::int32_t survivors = 0;
 
+  std::int64_t t0_ns = 0;                   // the program's start, CLOCK_MONOTONIC (the Python hooks' clock too)
+  double dev_shm_size_mb = 0, dev_shm_used_mb_peak = 0;  // /dev/shm's size and its most use seen
+  double dev_shm_used_mb_before = 0;        // its use when the program started
+  bool stopped_by_duration = false;         // --duration ran out: the program got SIGINT
+  double stop_sent_s = -1;                  // when (since the program started)
+  std::int32_t stop_escalated = 0;          // 1: SIGTERM after the grace, 2: SIGKILL too
+  std::int32_t helpers_killed = 0;          // helpers by design that did not end within their grace
+
   bool fault_planned = false;
   bool fault_injected = false;
   char fault_report[kMaxText] = {};
   char hooks_dir[kMaxText] = {};            // sitecustomize.py and sharebench_progress.py
   char stacks_dir[kMaxText] = {};           // py-<pid>.txt: faulthandler's dumps
   char progress_path[kMaxText] = {};
+  char events_path[kMaxText] = {};          // the Python hooks' JSON lines (sharebench_watch.py)
 };
 
 }  // namespace sharebench

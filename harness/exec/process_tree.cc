@@ -63,16 +63,17 @@ std::optional<ProcStat> read_proc_stat(pid_t pid) {
   std::istringstream rest(text.substr(close + 1));
   ProcStat s;
   s.pid = pid;
-  std::string field;
-  rest >> s.state >> s.ppid;
-  long long utime = 0, stime = 0;
-  // Fields 5..13 (pgrp .. cmajflt), then utime (14) and stime (15), ..., starttime (22).
-  for (int i = 5; i <= 13 && rest >> field; ++i) {}
-  rest >> utime >> stime;
-  for (int i = 16; i <= 21 && rest >> field; ++i) {}
-  rest >> s.start_ticks;
-  if (!rest) return std::nullopt;
-  s.cpu_ticks = utime + stime;
+  std::vector<std::string> fields;  // from field 3 (state) on
+  for (std::string field; rest >> field;) fields.push_back(field);
+  // Field n is fields[n - 3]: ppid 4, utime 14, stime 15, starttime 22, exit_code 52 (Linux 3.5).
+  if (fields.size() < 20) return std::nullopt;
+  auto number = [&](int n) { return std::atoll(fields[static_cast<std::size_t>(n - 3)].c_str()); };
+  s.state = fields[0].empty() ? '?' : fields[0][0];
+  s.ppid = static_cast<pid_t>(number(4));
+  s.cpu_ticks = number(14) + number(15);
+  s.start_ticks = static_cast<unsigned long long>(number(22));
+  s.threads = static_cast<int>(number(20));
+  if (fields.size() >= 50) s.exit_status = static_cast<int>(number(52));
   return s;
 }
 
@@ -126,6 +127,27 @@ std::vector<std::string> shm_in_use(pid_t pid) {
     ::closedir(dir);
   }
   return {names.begin(), names.end()};
+}
+
+int count_descriptors(pid_t pid) {
+  int n = 0;
+  if (DIR* dir = ::opendir(fmt::format("/proc/{}/fd", pid).c_str())) {
+    while (const dirent* e = ::readdir(dir)) n += e->d_name[0] != '.';
+    ::closedir(dir);
+  }
+  return n;
+}
+
+long descriptor_limit(pid_t pid) {
+  std::istringstream limits(slurp(fmt::format("/proc/{}/limits", pid), 4096));
+  for (std::string line; std::getline(limits, line);) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream words(line.substr(14));
+    std::string soft;
+    words >> soft;
+    return soft == "unlimited" ? 0 : std::atol(soft.c_str());
+  }
+  return 0;
 }
 
 std::vector<std::string> list_dev_shm() {

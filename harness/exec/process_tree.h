@@ -17,6 +17,8 @@ struct ProcStat {
   char state = '?';                  // R, S, D, T, Z, ...
   long long cpu_ticks = 0;           // user + system time of all its threads, clock ticks
   unsigned long long start_ticks = 0;  // when it started, clock ticks since boot: tells a reused pid
+  int threads = 0;                   // native threads
+  int exit_status = -1;              // a zombie's status as waitpid reports it; -1 unknown
 };
 
 // nullopt when the process is gone (or is not readable).
@@ -28,6 +30,10 @@ std::vector<ProcStat> live_descendants(pid_t root);
 // The /dev/shm files (POSIX shared memory, named semaphores) the process has mapped or open, by
 // name without the directory ("torch_123_456", "psm_abc", "sem.mp-xyz").
 std::vector<std::string> shm_in_use(pid_t pid);
+// Open descriptors of the process (0 when unreadable), and its soft RLIMIT_NOFILE (0: unknown or
+// unlimited).
+int count_descriptors(pid_t pid);
+long descriptor_limit(pid_t pid);
 // The names now in /dev/shm.
 std::vector<std::string> list_dev_shm();
 // Seconds per clock tick's reciprocal (sysconf(_SC_CLK_TCK)).

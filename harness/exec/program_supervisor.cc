@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,10 +38,17 @@ constexpr auto kPoll = 20ms;
 constexpr std::int64_t kScanEveryNs = 50'000'000;      // the tree, from /proc
 constexpr std::int64_t kMemoryEveryNs = 250'000'000;   // smaps_rollup and maps of each process
 constexpr std::int64_t kSettleNs = 1'000'000'000;      // after the program's end, for the rest to end
+constexpr std::int64_t kHelperGraceNs = static_cast<std::int64_t>(kHelperGraceS * 1e9);
+constexpr std::int64_t kStopGraceNs = static_cast<std::int64_t>(kStopGraceS * 1e9);
+constexpr std::int64_t kTermGraceNs = static_cast<std::int64_t>(kTermGraceS * 1e9);
 constexpr std::int64_t kYoungNs = 2'000'000'000;       // a process's command line is re-read while young (exec)
 
+// Helpers by design: multiprocessing's resource tracker and forkserver, and torch_shm_manager (the
+// `file_system` sharing strategy's daemon, which outlives the program until its clients are gone,
+// then reclaims their segments and exits).
 bool is_helper_command(const std::string& cmd, std::string* marker) {
-  for (const char* m : {"multiprocessing.resource_tracker", "multiprocessing.forkserver", "multiprocessing.semaphore_tracker"}) {
+  for (const char* m : {"multiprocessing.resource_tracker", "multiprocessing.forkserver", "multiprocessing.semaphore_tracker",
+                        "torch_shm_manager"}) {
     if (cmd.find(m) != std::string::npos) {
       *marker = m;
       return true;
@@ -61,6 +69,11 @@ class Supervisor {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     b_.supervisor_pid.store(::getpid());
     t0_ns_ = monotonic_ns();
+    b_.t0_ns = t0_ns_;
+    if (struct statvfs v{}; ::statvfs("/dev/shm", &v) == 0) {
+      b_.dev_shm_size_mb = static_cast<double>(v.f_blocks) * static_cast<double>(v.f_frsize) / (1 << 20);
+      b_.dev_shm_used_mb_before = static_cast<double>(v.f_blocks - v.f_bfree) * static_cast<double>(v.f_frsize) / (1 << 20);
+    }
     program_ = start();
     b_.program_pid.store(program_);
     ctx_.beat(0);
@@ -80,13 +93,24 @@ class Supervisor {
       }
       report_progress();
       inject_fault(now);
+      stop_after_duration(now);
       if (b_.program_ended.load()) {
         if (ended_ns == 0) ended_ns = now;
-        if (live_.empty()) break;
-        if (now - ended_ns >= kSettleNs) {
-          kill_survivors();
+        if (live_.empty()) {
+          scan(monotonic_ns());  // one more look: a process born since the last scan (a daemon) is ours to judge
+          if (live_.empty()) break;
+        }
+        // Helpers by design get the time they need to finish; anything else a second.
+        const bool only_helpers = std::all_of(live_.begin(), live_.end(), [&](pid_t pid) {
+          const TreeProcess* p = find(pid);
+          return p && p->helper;
+        });
+        if (!only_helpers && now - ended_ns >= kSettleNs) kill_survivors(/*helpers_too=*/false);
+        if (only_helpers && now - ended_ns >= kHelperGraceNs) {
+          kill_survivors(/*helpers_too=*/true);
           break;
         }
+        if (only_helpers) ctx_.beat(progress_.total());  // waiting for helpers is not a hang of the program
       }
       std::this_thread::sleep_for(kPoll);
     }
@@ -118,6 +142,7 @@ class Supervisor {
     env.push_back(fmt::format("SHAREBENCH_STACKS_DIR={}", b_.stacks_dir));
     env.push_back(fmt::format("SHAREBENCH_STACK_SIGNAL={}", python_stack_signal()));
     if (!cell_.mp_start.empty()) env.push_back(fmt::format("SHAREBENCH_MP_START={}", cell_.mp_start));
+    if (cell_.sharing_checks) env.push_back(fmt::format("SHAREBENCH_EVENTS={}", b_.events_path));
     std::vector<char*> argv, envp;
     for (const std::string& a : cell_.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -134,6 +159,7 @@ class Supervisor {
       // Async-signal-safe calls only, up to execve.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
+      ::setpgid(0, 0);  // its own process group, as a shell gives a job: --duration's SIGINT goes to the group
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -212,6 +238,7 @@ class Supervisor {
       alive.insert(s.pid);
       p->ppid = s.ppid;
       p->cpu_ticks = std::max<std::int64_t>(p->cpu_ticks, s.cpu_ticks);
+      p->threads_peak = std::max(p->threads_peak, s.threads);
       p->last_seen_s = static_cast<double>(now - t0_ns_) * 1e-9;
       p->gone = false;
       if (p->command[0] == '\0' || now - t0_ns_ - static_cast<std::int64_t>(p->first_seen_s * 1e9) < kYoungNs) {
@@ -233,7 +260,12 @@ class Supervisor {
                   !(parent && is_helper_command(parent->command, &parent_marker) && parent_marker == marker);
     }
     for (auto& [pid, i] : index_) {
-      if (!alive.count(pid)) b_.tree[i].gone = true;
+      if (alive.count(pid)) continue;
+      TreeProcess& p = b_.tree[i];
+      p.gone = true;
+      if (p.exit_status < 0) {  // a zombie its parent has not reaped yet still says how it ended
+        if (auto z = read_proc_stat(pid); z && z->state == 'Z' && z->start_ticks == p.start_ticks) p.exit_status = z->exit_status;
+      }
     }
     live_ = alive;
     b_.processes_peak = std::max<std::int32_t>(b_.processes_peak, static_cast<std::int32_t>(alive.size()));
@@ -269,6 +301,8 @@ class Supervisor {
           ++p->points;
         }
       }
+      p->fds_peak = std::max(p->fds_peak, count_descriptors(pid));
+      if (p->fd_limit == 0) p->fd_limit = static_cast<std::int32_t>(std::min<long>(descriptor_limit(pid), INT32_MAX));
       for (const std::string& name : shm_in_use(pid)) {
         if (!seen_shm_.insert(name).second) continue;
         if (b_.sightings >= ExecBlock::kMaxSightings) {
@@ -281,12 +315,19 @@ class Supervisor {
       }
     }
     if (!only_unmeasured) b_.pss_mb_total_peak = std::max(b_.pss_mb_total_peak, pss_sum);
+    if (struct statvfs v{}; ::statvfs("/dev/shm", &v) == 0) {
+      const double used = static_cast<double>(v.f_blocks - v.f_bfree) * static_cast<double>(v.f_frsize) / (1 << 20);
+      b_.dev_shm_used_mb_peak = std::max(b_.dev_shm_used_mb_peak, used);
+    }
   }
 
   void reap() {
     int status = 0;
     for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
-      if (TreeProcess* p = find(pid)) p->gone = true;
+      if (TreeProcess* p = find(pid)) {
+        p->gone = true;
+        p->exit_status = status;
+      }
       live_.erase(pid);
       if (pid == program_) {
         b_.exited = WIFEXITED(status);
@@ -367,18 +408,53 @@ class Supervisor {
     b_.fault_injected = true;
   }
 
+  // --duration: SIGINT to the program's process group, as a Ctrl-C would; after the grace, SIGTERM;
+  // after that, SIGKILL. Every process then in the tree is marked as having been told to stop.
+  void stop_after_duration(std::int64_t now) {
+    if (cell_.duration_s <= 0 || b_.program_ended.load()) return;
+    const std::int64_t at = static_cast<std::int64_t>(cell_.duration_s * 1e9);
+    const std::int64_t since = now - t0_ns_;
+    if (since < at) return;
+    int signal = 0;
+    if (!b_.stopped_by_duration) {
+      signal = SIGINT;
+      b_.stopped_by_duration = true;
+      b_.stop_sent_s = static_cast<double>(since) * 1e-9;
+    } else if (b_.stop_escalated == 0 && since >= at + kStopGraceNs) {
+      signal = SIGTERM;
+      b_.stop_escalated = 1;
+    } else if (b_.stop_escalated == 1 && since >= at + kStopGraceNs + kTermGraceNs) {
+      signal = SIGKILL;
+      b_.stop_escalated = 2;
+    }
+    if (signal == 0) {
+      ctx_.beat(progress_.total());  // shutting down within the grace is not a hang
+      return;
+    }
+    if (::kill(-program_, signal) != 0) ::kill(program_, signal);
+    for (const pid_t pid : live_) {
+      if (TreeProcess* p = find(pid)) p->stop_sent = true;
+    }
+    ctx_.beat(progress_.total());
+  }
+
   void release_stall() {
     if (stalled_ > 0) ::kill(stalled_, SIGCONT);
     stalled_ = 0;
   }
 
   // --- the end ----------------------------------------------------------------------------------
-  void kill_survivors() {
+  // Kills what is left of the tree, helpers by design only with `helpers_too`, and marks each.
+  void kill_survivors(bool helpers_too) {
     std::vector<ProcStat> left = live_descendants(::getpid());
     for (const ProcStat& s : left) {
+      TreeProcess* known = find(s.pid);
+      if (known && known->survivor) continue;
+      if (known && known->helper && !helpers_too) continue;
       ::kill(s.pid, SIGKILL);
-      if (TreeProcess* p = find(s.pid)) {
+      if (TreeProcess* p = known) {
         p->survivor = true;
+        if (p->helper) ++b_.helpers_killed;
       } else if (b_.processes.load() < ExecBlock::kMaxProcesses) {
         TreeProcess& q = add(s.pid, s.ppid, s.start_ticks, monotonic_ns());
         copy_text(q.command, sizeof q.command, read_cmdline(s.pid));
@@ -386,6 +462,7 @@ class Supervisor {
       }
       ++b_.survivors;
     }
+    if (!helpers_too) return;  // the loop goes on scanning and reaping while the helpers finish
     // Orphans are ours to reap (a subreaper); the rest go with their parents.
     const std::int64_t until = monotonic_ns() + 2'000'000'000;
     while (!live_descendants(::getpid()).empty() && monotonic_ns() < until) {

@@ -24,6 +24,15 @@ namespace sharebench {
 // the injected sitecustomize). Realtime, so no program's own handler is likely to be on it.
 inline int python_stack_signal() { return SIGRTMIN + 4; }
 
+// --duration: how long the program may take to shut down after its SIGINT before SIGTERM, and
+// after that before SIGKILL.
+inline constexpr double kStopGraceS = 10;
+inline constexpr double kTermGraceS = 3;
+// After the program's end, how long multiprocessing's and torch's helpers by design (the resource
+// tracker, the forkserver, torch_shm_manager) may take to finish and reclaim what they hold before
+// they are killed and reported; any other process gets a second.
+inline constexpr double kHelperGraceS = 10;
+
 // The program's argv[0] resolved as execvp would (PATH, or relative to `workdir`): the absolute path
 // of an executable file, or "" with `why` set.
 std::string resolve_program(const std::vector<std::string>& command, const std::string& workdir, std::string* why);

@@ -71,6 +71,10 @@ struct CellConfig {
   // `sharebench exec --mp-start`: multiprocessing's start method in every Python process of the
   // program ("" leaves the program's own choice). Its supervisor is always forked: `start` is fork.
   std::string mp_start;
+  // `sharebench exec --duration`: seconds the program may run before it gets SIGINT, as a Ctrl-C
+  // would give it (0: it runs until it ends). `--sharing-checks off`: no Python sharing hooks.
+  double duration_s = 0;
+  bool sharing_checks = true;
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }

@@ -193,6 +193,24 @@ std::vector<CellFlag> make_flags() {
     f.format = [](const CellConfig& c) { return fmt::format("{}", fmt::join(c.disabled_checks, ",")); };
     flags.push_back(f);
   }
+  flags.push_back(double_flag("--duration",
+                              "for a program that runs until stopped: after this many seconds it gets SIGINT, as a "
+                              "Ctrl-C would give it, then a grace to shut down (then SIGTERM, SIGKILL); 0: none",
+                              0.0, kMaxTimeoutS, [](CellConfig& c) -> double& { return c.duration_s; }));
+  flags.back().exec = flags.back().exec_only = true;
+  {
+    CellFlag f;
+    f.flag = "--sharing-checks";
+    f.exec = f.exec_only = true;
+    f.help = "on: watch forks, what children receive and shared optimizers in every Python process of the program "
+             "(docs/exec.md); off: no Python hooks but the stacks and the start method";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      if (t != "on" && t != "off") throw UsageError(fmt::format("--sharing-checks must be on or off, got '{}'", t));
+      c.sharing_checks = t == "on";
+    };
+    f.format = [](const CellConfig& c) { return std::string(c.sharing_checks ? "on" : "off"); };
+    flags.push_back(f);
+  }
   return flags;
 }
 }  // namespace
