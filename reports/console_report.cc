@@ -157,6 +157,13 @@ void append_lines(std::string& out, const std::string& text, int max_lines) {
   if (start < text.size()) out += "      ... (all of it in results.json)\n";
 }
 
+std::string last_text_line(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
 void append_stacks(std::string& out, const WorkerRecord& w) {
   out += fmt::format("    rank {} stacks:\n", w.rank);
   append_lines(out, w.stacks, kMaxStackLines);
@@ -210,6 +217,22 @@ std::string render_console(const RunResult& run, bool colour) {
                          p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak, p.steps, command, p.end);
     }
     if (r.processes.size() > kMaxRows) out += fmt::format("  ... and {} more (results.json)\n", r.processes.size() - kMaxRows);
+    for (const ProcessRecord& p : r.processes) {
+      if (!p.error.empty()) out += fmt::format("  pid {} raised: {}\n", p.pid, last_text_line(p.error));
+    }
+  }
+
+  // Observations that are never failures (exec: lost increments, headroom, threads at a fork).
+  for (const CellResult& c : run.cells) {
+    std::vector<std::string> notes;
+    for (const Repetition& r : c.repetitions) {
+      for (const std::string& n : r.notes) {
+        if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+      }
+    }
+    if (notes.empty()) continue;
+    out += fmt::format("\nNotes on {}:\n", c.config.id());
+    for (const std::string& n : notes) out += fmt::format("  - {}\n", n);
   }
 
   // What caught each planted bug, and what ended each fault cell: the evidence, one line each.
@@ -229,6 +252,9 @@ std::string render_console(const RunResult& run, bool colour) {
     const CellOutcome o = c.outcome();
     if (o.kind != Outcome::kUnexpected) continue;
     out += fmt::format("\n{} {}: {}\n", paint(paint.of(o.kind), "UNEXPECTED"), c.config.id(), o.summary);
+    for (const Repetition* r : unexpected_repetitions(c)) {
+      if (!r->diagnosis.empty()) out += fmt::format("  diagnosis (repetition {}): {}\n", r->index, r->diagnosis);
+    }
     for (const Evidence& e : o.evidence) {
       out += fmt::format("  {} {} (repetition {}): {}\n", e.verdict, e.check, e.repetition, e.message);
     }
@@ -281,8 +307,23 @@ std::string render_console(const RunResult& run, bool colour) {
     auto it = run.environment.find(key);
     return it == run.environment.end() ? std::string("?") : it->second;
   };
-  out += fmt::format("Machine: {} ({} cores), LibTorch {}, {} intra-op thread(s) per worker\nBLAS: {}\n",
-                     env("cpu_model"), env("cores"), env("libtorch"), env("threads_per_worker"), env("blas"));
+  const bool only_programs = !run.cells.empty() && std::all_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) {
+    return c.kind == ScenarioKind::kProgram;
+  });
+  if (only_programs) {
+    // A program sets its own threads: say what its processes used, not what sharebench's workers would.
+    double most = 0;
+    for (const CellResult& c : run.cells) {
+      for (const Repetition& r : c.repetitions) {
+        if (auto it = r.metrics.find("intra_op_threads_max"); it != r.metrics.end()) most = std::max(most, it->second);
+      }
+    }
+    out += fmt::format("Machine: {} ({} cores); the program's processes chose their own intra-op threads{}\n",
+                       env("cpu_model"), env("cores"), most > 0 ? fmt::format(" (at most {:.0f} in one process)", most) : "");
+  } else {
+    out += fmt::format("Machine: {} ({} cores), LibTorch {}, {} intra-op thread(s) per worker\nBLAS: {}\n",
+                       env("cpu_model"), env("cores"), env("libtorch"), env("threads_per_worker"), env("blas"));
+  }
   return out;
 }
 

@@ -487,6 +487,9 @@ std::string render_html(const RunResult& run) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kUnexpected) continue;
       page += fmt::format("<div class=\"failure\"><strong>{}</strong>: {}\n<ul>\n", html(c.config.id()), html(o.summary));
+      for (const Repetition* r : unexpected_repetitions(c)) {
+        if (!r->diagnosis.empty()) page += fmt::format("<li><b>diagnosis</b> (repetition {}): {}</li>\n", r->index, html(r->diagnosis));
+      }
       for (const Evidence& e : o.evidence) {
         page += fmt::format("<li><b>{}</b> {} (repetition {}): {}</li>\n", html(e.verdict), html(e.check), e.repetition,
                             html(e.message));
@@ -511,6 +514,19 @@ std::string render_html(const RunResult& run) {
       page += fmt::format("<p>Reproduce:</p><pre>{}</pre></div>\n", html(c.repro));
     }
   }
+
+  std::string notes;
+  for (const auto& c : run.cells) {
+    std::vector<std::string> seen;
+    for (const Repetition& r : c.repetitions) {
+      for (const std::string& n : r.notes) {
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+        seen.push_back(n);
+        notes += fmt::format("<li><b>{}</b>: {}</li>\n", html(c.config.id()), html(n));
+      }
+    }
+  }
+  if (!notes.empty()) page += "<h2>Notes</h2>\n<ul id=\"notes\">\n" + notes + "</ul>\n";
 
   if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
     page += "<h2>Caught bugs: the evidence</h2>\n<table id=\"evidence\"><tr><th>cell</th><th>caught by</th><th>evidence</th></tr>\n";

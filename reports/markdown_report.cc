@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "reports/report_writers.h"
@@ -58,6 +60,9 @@ std::string render_markdown(const RunResult& run) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kUnexpected) continue;
       md += fmt::format("### `{}`\n\n{}.\n\n", c.config.id(), cell_text(o.summary));
+      for (const Repetition* r : unexpected_repetitions(c)) {
+        if (!r->diagnosis.empty()) md += fmt::format("- **diagnosis** (repetition {}): {}\n", r->index, cell_text(r->diagnosis));
+      }
       for (const Evidence& e : o.evidence) {
         md += fmt::format("- **{}** `{}` (repetition {}): {}\n", e.verdict, e.check, e.repetition, cell_text(e.message));
       }
@@ -79,6 +84,19 @@ std::string render_markdown(const RunResult& run) {
       md += fmt::format("\nReproduce:\n\n```sh\n{}\n```\n\n", c.repro);
     }
   }
+
+  std::string notes;
+  for (const auto& c : run.cells) {
+    std::vector<std::string> seen;
+    for (const Repetition& r : c.repetitions) {
+      for (const std::string& n : r.notes) {
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+        seen.push_back(n);
+        notes += fmt::format("- `{}`: {}\n", c.config.id(), cell_text(n));
+      }
+    }
+  }
+  if (!notes.empty()) md += "## Notes\n\n" + notes + "\n";
 
   if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
     md += "## Evidence\n\n| cell | caught by | evidence |\n|---|---|---|\n";

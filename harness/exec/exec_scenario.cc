@@ -9,9 +9,12 @@
 //   shm-reclaimed   no /dev/shm entry the program's processes made or used is left (torch_*,
 //                   psm_*, sem.*): each is named with the process seen using it, then removed
 //   fault-injected  with --fault: the planned child was found and killed or stalled
+// and the sharing checks of the Python hooks (sharing_findings.h: fork-safety, updates-shared,
+// optimizer-state-shared, grads-delivered), with their notes; on a hang or a failure, a diagnosis.
 // plus the harness's own liveness (a hang: no beat, or no CPU time anywhere in the tree, for
 // --hang-timeout) and no-leaks.
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 #include "harness/exec/process_tree.h"
 #include "harness/exec/program_supervisor.h"
 #include "harness/exec/progress_channel.h"
+#include "harness/exec/sharing_findings.h"
 #include "harness/exec/tree_inspection.h"
 #include "harness/runner/interrupt.h"
 #include "harness/scenario/scenario.h"
@@ -36,6 +40,7 @@
 
 extern const char* const kExecSitecustomizeSource;
 extern const char* const kExecProgressModuleSource;
+extern const char* const kExecWatchModuleSource;
 
 namespace sharebench {
 
@@ -90,7 +95,10 @@ class ExecScenario : public Scenario {
     make_dir(dir + "/stacks");
     write_text(dir + "/python/sitecustomize.py", kExecSitecustomizeSource);
     write_text(dir + "/python/sharebench_progress.py", kExecProgressModuleSource);
+    write_text(dir + "/python/sharebench_watch.py", kExecWatchModuleSource);
     ProgressChannel::create(dir + "/progress");
+    ProgressChannel::create(dir + "/events");
+    std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());
     std::snprintf(b->hooks_dir, sizeof b->hooks_dir, "%s/python", dir.c_str());
     std::snprintf(b->stacks_dir, sizeof b->stacks_dir, "%s/stacks", dir.c_str());
     std::snprintf(b->progress_path, sizeof b->progress_path, "%s/progress", dir.c_str());
@@ -117,8 +125,11 @@ class ExecScenario : public Scenario {
     const ExecBlock& b = *ctx.arena().lookup<ExecBlock>(ExecBlock::kRegionName);
     Repetition& rep = ctx.repetition();
     record_processes(b, rep);
+    const std::vector<nlohmann::json> events = read_sharing_events(b.events_path);
+    merge_events_into_processes(events, static_cast<double>(b.t0_ns) * 1e-9, rep.processes);
     record_metrics(b, rep);
     if (inspected_) describe_hang(b, rep);
+    judge_sharing_of(b, events, ctx);
     for (Check& c : rep.checks) {
       if (c.name == "liveness" && c.verdict == Verdict::kPass) c.message = "the program ended by itself, no hang";
     }
@@ -126,6 +137,18 @@ class ExecScenario : public Scenario {
     // exit-status and no-survivors judge how a program ended: not run when it did not (liveness
     // says why).
     if (!b.program_ended.load()) {
+    } else if (b.stopped_by_duration) {
+      const double after = b.program_s - b.stop_sent_s;
+      const std::string how = b.exited ? fmt::format("exited {}", b.exit_code) : fmt::format("was killed by {}", signal_name(b.signal));
+      if (b.stop_escalated == 0) {
+        ctx.check("exit-status", Verdict::kPass, 0.0,
+                  fmt::format("--duration {} s ran out: the program got SIGINT and {} {:.2f} s later, by itself",
+                              cell_.duration_s, how, after));
+      } else {
+        ctx.check("exit-status", Verdict::kFail, after,
+                  fmt::format("--duration {} s ran out: the program got SIGINT and did not stop within {} s; {} then {}",
+                              cell_.duration_s, kStopGraceS, b.stop_escalated == 1 ? "SIGTERM" : "SIGTERM and SIGKILL", how));
+      }
     } else if (b.exited && b.exit_code == 0) {
       ctx.check("exit-status", Verdict::kPass, 0.0, fmt::format("the program exited 0 after {:.2f} s", b.program_s));
     } else {
@@ -162,6 +185,12 @@ class ExecScenario : public Scenario {
         rep.status_message += fmt::format(" [fault: {}]", b.fault_report);
       }
     }
+
+    const bool hung = rep.status == RunStatus::kHang || rep.status == RunStatus::kDeadline;
+    const bool failed = std::any_of(rep.checks.begin(), rep.checks.end(), [](const Check& c) {
+      return c.verdict == Verdict::kFail && c.name == "exit-status";
+    });
+    if (hung || failed) rep.diagnosis = diagnose_program(rep.processes, hung);
   }
 
  private:
@@ -202,9 +231,14 @@ class ExecScenario : public Scenario {
         p.native_stack = e->second.native_stack;
       }
       if (t.faulted) p.end = cell_.fault.kind == FaultKind::kStall ? "stalled by the fault" : "killed by the fault";
-      else if (t.survivor) p.end = "outlived the program: killed";
+      else if (t.survivor) p.end = t.helper ? fmt::format("helper, not finished {} s after the program: killed", kHelperGraceS)
+                                            : "outlived the program: killed";
       else if (caught_alive) p.end = "killed by the harness (the program did not end)";
+      else if (t.exit_status >= 0 && WIFEXITED(t.exit_status)) p.end = fmt::format("exited {}", WEXITSTATUS(t.exit_status));
+      else if (t.exit_status >= 0 && WIFSIGNALED(t.exit_status)) p.end = fmt::format("killed by SIG{}", sigabbrev_np(WTERMSIG(t.exit_status)) ? sigabbrev_np(WTERMSIG(t.exit_status)) : "?");
       else p.end = "ended";
+      if (t.stop_sent && !t.faulted && !t.survivor) p.end += " (after --duration's SIGINT)";
+      p.fds_peak = t.fds_peak;
       rep.processes.push_back(std::move(p));
       Series s{"uss-mb", t.birth, {}};
       for (int k = 0; k < t.points; ++k) s.points.push_back(SeriesPoint{static_cast<double>(k), t.point_s[k], t.point_uss_mb[k]});
@@ -274,18 +308,52 @@ class ExecScenario : public Scenario {
     }
   }
 
+  void judge_sharing_of(const ExecBlock& b, const std::vector<nlohmann::json>& events, CheckContext& ctx) const {
+    Repetition& rep = ctx.repetition();
+    MachineHeadroom machine;
+    machine.cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    machine.dev_shm_size_mb = b.dev_shm_size_mb;
+    machine.dev_shm_used_mb_before = b.dev_shm_used_mb_before;
+    machine.dev_shm_used_mb_peak = b.dev_shm_used_mb_peak;
+    for (int i = 0; i < b.processes.load(); ++i) {
+      const long limit = b.tree[i].fd_limit;
+      if (limit > 0 && (machine.fd_limit == 0 || limit < machine.fd_limit)) machine.fd_limit = limit;
+    }
+    SharingFindings f = judge_sharing(events, rep.processes, machine);
+    for (Check& c : f.checks) ctx.check(c.name, c.verdict, c.value, c.message);
+    for (const auto& [k, v] : f.metrics) rep.metrics[k] = v;
+    rep.notes.insert(rep.notes.end(), f.notes.begin(), f.notes.end());
+    if (b.helpers_killed > 0) {
+      rep.notes.push_back(fmt::format("{} helper(s) by design (resource tracker, forkserver, torch_shm_manager) had not "
+                                      "finished {} s after the program and were killed",
+                                      b.helpers_killed, kHelperGraceS));
+    }
+  }
+
   void check_shm(CheckContext& ctx, const ExecBlock& b) const {
     std::set<int> pids;
     std::map<std::string, int> holder;
     for (int i = 0; i < b.processes.load(); ++i) pids.insert(b.tree[i].pid);
     for (int i = 0; i < b.sightings; ++i) holder[b.shm[i].name] = b.shm[i].pid;
-    std::vector<std::string> leaked;
+    // A process the fault SIGKILLed cannot clean up: a segment named after it that no scan ever saw
+    // in use was being made at the kill (torch's file_descriptor strategy names one, then unlinks it
+    // a moment later) and is the fault's doing. One it made and used (seen held) is a leak.
+    std::set<int> killed;
+    for (int i = 0; i < b.processes.load(); ++i) {
+      if (b.tree[i].faulted && cell_.fault.kind != FaultKind::kStall) killed.insert(b.tree[i].pid);
+    }
+    std::vector<std::string> leaked, killed_left;
     const std::set<std::string> before(shm_before_.begin(), shm_before_.end());
     for (const std::string& name : list_dev_shm()) {
       if (before.count(name)) continue;
       const auto h = holder.find(name);
       const bool ours = h != holder.end() || name_holds_pid(name, pids);
       if (!ours) continue;  // another program's, made meanwhile: not this run's to judge or remove
+      if (h == holder.end() && name_holds_pid(name, killed)) {  // never seen in use: still being made
+        ::unlink(("/dev/shm/" + name).c_str());
+        killed_left.push_back("/dev/shm/" + name);
+        continue;
+      }
       std::string who;
       if (h != holder.end()) {
         for (int i = 0; i < b.processes.load(); ++i) {
@@ -303,9 +371,12 @@ class ExecScenario : public Scenario {
                             leaked.size() == 1 ? "y" : "ies", fmt::join(leaked, "; ")));
     } else {
       ctx.check("shm-reclaimed", Verdict::kPass, 0.0,
-                fmt::format("nothing the program's processes made in /dev/shm is left ({} entr{} seen in use while it ran{})",
+                fmt::format("nothing the program's processes made in /dev/shm is left ({} entr{} seen in use while it ran{}){}",
                             b.sightings, b.sightings == 1 ? "y" : "ies",
-                            b.sightings_dropped > 0 ? fmt::format(", {} more not recorded", b.sightings_dropped) : ""));
+                            b.sightings_dropped > 0 ? fmt::format(", {} more not recorded", b.sightings_dropped) : "",
+                            killed_left.empty() ? ""
+                                                : fmt::format("; removed what the process the fault killed was making: {}",
+                                                              fmt::join(killed_left, ", "))));
     }
   }
 

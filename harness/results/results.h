@@ -105,6 +105,8 @@ struct ProcessRecord {
   std::string state;         // on a hang: its threads' state, wait channel, syscall (/proc)
   std::string python_stack;  // on a hang: every thread's Python stack (faulthandler)
   std::string native_stack;  // on a hang, with gdb: every thread's native stack
+  std::string error;         // a Python process's uncaught exception: its traceback's last lines
+  int fds_peak = 0;          // the most descriptors it held open at once (sampled)
 };
 
 struct Repetition {
@@ -121,6 +123,8 @@ struct Repetition {
   std::vector<WorkerRecord> workers;
   std::vector<ProcessRecord> processes;  // exec cells only: the program's process tree
   std::string sanitizer_report;  // the workers' sanitizer reports (sanitizer builds), capped; "" for none
+  std::string diagnosis;         // exec cells that hung or failed: one line on why, first in every report
+  std::vector<std::string> notes;  // observations that are never failures (exec's headroom, lost increments)
 };
 
 // What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in

@@ -60,7 +60,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited,
                                                 uss_mb_peak, shared_mb_peak, uss_mb_start, uss_mb_end)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth, command, role, end, python,
                                                 first_seen_s, last_seen_s, cpu_s, steps, rss_mb_peak, pss_mb_peak,
-                                                uss_mb_peak, shared_mb_peak, state, python_stack, native_stack)
+                                                uss_mb_peak, shared_mb_peak, state, python_stack, native_stack, error,
+                                                fds_peak)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 
@@ -80,6 +81,8 @@ void to_json(json& j, const Repetition& r) {
            {"workers", r.workers}};
   if (!r.processes.empty()) j["processes"] = r.processes;
   if (!r.sanitizer_report.empty()) j["sanitizer_report"] = r.sanitizer_report;
+  if (!r.diagnosis.empty()) j["diagnosis"] = r.diagnosis;
+  if (!r.notes.empty()) j["notes"] = r.notes;
 }
 void from_json(const json& j, Repetition& r) {
   r.index = j.at("index").get<int>();
@@ -98,6 +101,8 @@ void from_json(const json& j, Repetition& r) {
   r.workers = j.at("workers").get<std::vector<WorkerRecord>>();
   r.processes = j.value("processes", std::vector<ProcessRecord>());
   r.sanitizer_report = j.value("sanitizer_report", std::string());
+  r.diagnosis = j.value("diagnosis", std::string());
+  r.notes = j.value("notes", std::vector<std::string>());
 }
 
 static json outcome_json(const CellOutcome& o) {

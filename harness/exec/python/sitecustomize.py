@@ -10,6 +10,10 @@
 #   SHAREBENCH_STACK_SIGNAL  STACKS_DIR/py-<pid>.txt when the runner sends the signal (on a hang,
 #                            before it freezes the tree). The file, made at start-up, is also how the
 #                            runner knows the process is Python and safe to send that signal to.
+#   SHAREBENCH_EVENTS        the sharing checks (sharebench_watch.py beside this file) watch forks,
+#                            the objects children receive, optimizers and how each process ends,
+#                            and append what they see to this file (`exec --sharing-checks off`
+#                            leaves it unset).
 import os
 import sys
 
@@ -66,6 +70,10 @@ def _sharebench_chain():
 try:
     if os.environ.get("SHAREBENCH_STACKS_DIR") and os.environ.get("SHAREBENCH_STACK_SIGNAL"):
         _sharebench_arm_stacks(os.environ["SHAREBENCH_STACKS_DIR"], int(os.environ["SHAREBENCH_STACK_SIGNAL"]))
+    if os.environ.get("SHAREBENCH_EVENTS"):
+        import sharebench_watch
+
+        sharebench_watch.install()
     if os.environ.get("SHAREBENCH_MP_START"):
         _sharebench_force_start_method(os.environ["SHAREBENCH_MP_START"])
 except Exception as error:  # never break the program over the harness's hooks

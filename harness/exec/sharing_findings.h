@@ -1,0 +1,61 @@
+// sharing_findings: what the Python hooks of `sharebench exec` (python/sharebench_watch.py) saw,
+// turned into the exec cell's sharing checks, its notes, and what the process table learns from
+// them. Pure functions over the events file's JSON lines, so each rule is tested on crafted events
+// (tests/exec_unit_test.cc) as well as on real programs (tests/exec_test.sh).
+//
+// Checks (each only when the program did what it guards; nothing to judge, no check):
+//   fork-safety             no Python process forked while OpenMP's pool ran with more than one
+//                           intra-op thread, unless the child dropped to one (DataLoader workers do)
+//   updates-shared          no child trained (an optimizer stepped) a module it received whose
+//                           parameters are private: its updates would never reach the parent
+//   optimizer-state-shared  an optimizer a child received from another process has every state
+//                           entry in shared memory: no Python-number step, no private tensor, no
+//                           state created lazily inside the child
+//   grads-delivered         a child's optimizer over shared parameters stepped on gradients that
+//                           change: not on none at all, not on the same gradient every time
+// Notes (never failures): lost increments of a shared step counter, Python threads or CUDA at a
+// fork, private copies changed without an optimizer, /dev/shm and descriptor headroom, intra-op
+// threads against cores, failures of the hooks themselves.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/results/results.h"
+
+namespace sharebench {
+
+// The events file's lines, each a JSON object; a line that is not one (a process killed mid-write)
+// is skipped.
+std::vector<nlohmann::json> read_sharing_events(const std::string& path);
+
+struct MachineHeadroom {
+  int cores = 1;
+  double dev_shm_size_mb = 0, dev_shm_used_mb_before = 0, dev_shm_used_mb_peak = 0;
+  long fd_limit = 0;  // the smallest soft RLIMIT_NOFILE among the program's processes (0: unknown)
+};
+
+struct SharingFindings {
+  std::vector<Check> checks;
+  std::vector<std::string> notes;
+  std::map<std::string, double> metrics;
+};
+
+// Adds what the events know to the process table: processes too short-lived for the scans (with
+// their command, times and end), exit statuses, the last lines of a Python traceback. `t0_s` is the
+// program's start on the events' clock (CLOCK_MONOTONIC, seconds).
+void merge_events_into_processes(const std::vector<nlohmann::json>& events, double t0_s,
+                                 std::vector<ProcessRecord>& processes);
+
+// The sharing checks, notes and metrics of one repetition.
+SharingFindings judge_sharing(const std::vector<nlohmann::json>& events, const std::vector<ProcessRecord>& processes,
+                              const MachineHeadroom& machine);
+
+// One line saying why a program hung or failed: where the program waits (its Python stack) and
+// which of its processes ended badly before, with their errors. "" when there is nothing to say.
+std::string diagnose_program(const std::vector<ProcessRecord>& processes, bool hung);
+
+}  // namespace sharebench
