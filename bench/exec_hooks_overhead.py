@@ -3,7 +3,7 @@
 side by side in one run, rounds interleaved (plain python3, exec --sharing-checks off, exec with
 them on), medians reported with the ratios. The machine is shared and noisy: compare the ratios.
 
-    python3 bench/exec_hooks_overhead.py build/sharebench [ROUNDS]
+    python3 bench/exec_hooks_overhead.py build/sharebench [ROUNDS]   (default 11)
 
 Wall time is the program's own (exec's program_s: from its start to its end); memory is each
 child's peak USS from exec's process table (on against off: a plain run has no table).
@@ -38,7 +38,7 @@ def under_exec(binary, script, checks):
 
 def main():
     binary = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 11
     print("| program | plain s | exec, checks off s | exec, checks on s | on / plain | on / off | child USS off MiB | on MiB |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
     for name in EXAMPLES:

@@ -260,7 +260,7 @@ class ExecScenario : public Scenario {
     rep.metrics["worker_pss_mb_peak"] = pss;
     rep.metrics["worker_shared_mb_peak"] = shared;
     rep.metrics["tree_pss_mb_peak"] = b.pss_mb_total_peak;
-    rep.metrics["processes"] = b.processes.load() + b.untracked;
+    rep.metrics["processes"] = static_cast<double>(rep.processes.size()) + b.untracked;  // those its hooks alone saw too
     rep.metrics["processes_peak"] = b.processes_peak;
     rep.metrics["cpu_s"] = cpu;
     rep.metrics["progress_beats"] = static_cast<double>(b.beats);

@@ -51,17 +51,25 @@ std::int64_t deadline_after(double timeout_s) {
   return monotonic_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
 }
 
-// Waits for `events` on fd until the deadline; throws kTimeout when it passes.
-void wait_for(int fd, short events, std::int64_t deadline_ns, const char* what) {
+// poll() until something is ready or the deadline passes, whatever signals arrive meanwhile (the
+// harness's own: --chaos pauses a worker with one): an interrupted poll is retried with what is
+// left, never taken for a timeout. Returns poll's count (0: the deadline passed).
+int poll_until(pollfd* fds, std::size_t count, std::int64_t deadline_ns) {
   for (;;) {
     const std::int64_t left_ns = deadline_ns - monotonic_ns();
-    if (left_ns <= 0) throw IpcError(IpcError::Kind::kTimeout, fmt::format("timed out waiting to {}", what));
-    pollfd p{fd, events, 0};
-    const int ms = static_cast<int>(std::min<std::int64_t>(left_ns / 1'000'000 + 1, 1000));
-    const int n = ::poll(&p, 1, ms);
-    if (n > 0) return;  // ready, or an error/hangup the next call reports
+    const int ms = left_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(left_ns / 1'000'000 + 1, 1000));
+    const int n = ::poll(fds, count, ms);
+    if (n > 0) return n;
     if (n < 0 && errno != EINTR) throw_system("poll");
+    if (left_ns <= 0) return 0;  // the deadline had passed before this last look
   }
+}
+
+// Waits for `events` on fd until the deadline; throws kTimeout when it passes.
+void wait_for(int fd, short events, std::int64_t deadline_ns, const char* what) {
+  pollfd p{fd, events, 0};
+  // Ready, or an error/hangup the next call reports.
+  if (poll_until(&p, 1, deadline_ns) == 0) throw IpcError(IpcError::Kind::kTimeout, fmt::format("timed out waiting to {}", what));
 }
 }  // namespace
 
@@ -134,8 +142,7 @@ UnixSocket UnixSocket::accept(double timeout_s) {
 
 bool UnixSocket::readable(double timeout_s) const {
   pollfd p{fd_, POLLIN, 0};
-  const int n = ::poll(&p, 1, static_cast<int>(timeout_s * 1000));
-  return n > 0;
+  return poll_until(&p, 1, deadline_after(timeout_s)) > 0;
 }
 
 void UnixSocket::send(const void* data, std::size_t bytes, double timeout_s, int fd_to_pass) {
@@ -247,8 +254,7 @@ UnixSocket connect_as_rank(const std::string& name, int rank, double connect_tim
 std::optional<std::size_t> first_readable(const std::vector<UnixSocket>& sockets, double timeout_s) {
   std::vector<pollfd> fds;
   for (const auto& s : sockets) fds.push_back(pollfd{s.fd(), POLLIN, 0});
-  const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(timeout_s * 1000));
-  if (ready < 0 && errno != EINTR) throw_system("poll");
+  const int ready = poll_until(fds.data(), fds.size(), deadline_after(timeout_s));
   for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
     if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) return i;
   }

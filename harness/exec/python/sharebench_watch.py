@@ -418,17 +418,17 @@ def _child_begin(process):
         objects.append(item)
     _emit("received", target=getattr(getattr(process, "_target", None), "__qualname__", None) or type(process).__name__,
           objects=objects)
-    run = process.run
+    # multiprocessing's bootstrap prints a failed run()'s traceback with traceback.print_exc():
+    # remember its end as it does (wrapping run() itself would add a frame to every traceback).
+    import traceback
+    print_exc = traceback.print_exc
 
-    def run_and_remember():
+    def print_and_remember(*args, **kwargs):
         global _error
-        try:
-            return run()
-        except BaseException:
-            _error = _traceback_tail()
-            raise
+        _error = _traceback_tail()
+        return print_exc(*args, **kwargs)
 
-    process.run = run_and_remember
+    traceback.print_exc = print_and_remember
 
 
 def _stepped_param_ids():
