@@ -66,7 +66,7 @@ enum class Transport { kFd, kNamed, kCuda };
 struct IpcState {
   explicit IpcState(int procs) : rendezvous(static_cast<std::uint32_t>(procs)) {}
   char socket_name[108] = {};  // a path in the repetition's private directory
-  char segment_prefix[64] = {};     // named segments: "<run prefix>ipc-<nonce>", see leak_check.h
+  char segment_prefix[96] = {};     // named segments: "<run prefix>ipc-<nonce>", see leak_check.h
   ProcessBarrier rendezvous;        // orders the planted early-reuse bug; guards no data
   std::atomic<std::int64_t> reused_while_held{0};  // buffers the producer rewrote before release
 };

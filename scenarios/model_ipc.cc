@@ -59,7 +59,7 @@ constexpr std::size_t kAlign = 64;
 
 struct ModelIpcState {
   char socket_name[108] = {};   // a path in the repetition's private directory
-  char segment_prefix[64] = {};  // named segments: "<run prefix>model-ipc-<nonce>", see leak_check.h
+  char segment_prefix[96] = {};  // named segments: "<run prefix>model-ipc-<nonce>", see leak_check.h
 };
 
 enum class Kind : std::uint32_t { kVersion = 1, kEnd = 2 };

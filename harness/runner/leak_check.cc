@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -47,6 +49,7 @@ pid_t parent_of(const std::string& pid) {
 namespace {
 constexpr const char* kRunnerPidVariable = "SHAREBENCH_RUNNER_PID";
 constexpr const char* kWorkerRankVariable = "SHAREBENCH_WORKER_RANK";
+constexpr const char* kRunTokenVariable = "SHAREBENCH_RUN_TOKEN";
 
 // A variable of another process's environment, or "".
 std::string environ_of(pid_t pid, const std::string& name) {
@@ -68,13 +71,25 @@ std::string first_line(const std::string& path) {
 
 std::string run_shm_prefix() {
   const char* runner = std::getenv(kRunnerPidVariable);
-  return fmt::format("sharebench-{}-", runner && *runner ? std::atol(runner) : static_cast<long>(::getpid()));
+  const char* token = std::getenv(kRunTokenVariable);
+  const long pid = runner && *runner ? std::atol(runner) : static_cast<long>(::getpid());
+  return token && *token ? fmt::format("sharebench-{}-{}-", pid, token) : fmt::format("sharebench-{}-", pid);
 }
 
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 void mark_runner_process() {
   ::setenv(kRunnerPidVariable, std::to_string(::getpid()).c_str(), 1);
+  // A random part, so that another local user cannot make this run's segment names first from its
+  // pid alone (O_EXCL would then fail the cell): a denial of service, not a squat, but one all the same.
+  unsigned char random[6] = {};
+  if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::memcpy(random, &now, sizeof random);
+  }
+  std::string token;
+  for (unsigned char b : random) token += fmt::format("{:02x}", b);
+  ::setenv(kRunTokenVariable, token.c_str(), 1);
   become_subreaper();
 }
 

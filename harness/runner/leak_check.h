@@ -16,7 +16,7 @@
 namespace sharebench {
 
 // Named shared memory created for a run must be named with this prefix ("sharebench-<runner
-// pid>-"): the leak check counts only such /dev/shm entries, so other programs, and other runs
+// pid>-<random>-", the random part drawn once per run so that nobody can make the names first): the leak check counts only such /dev/shm entries, so other programs, and other runs
 // on the same machine, creating their own segments meanwhile are never blamed on this cell. It is
 // the runner's pid in the runner and in every worker, whatever its start method.
 std::string run_shm_prefix();
