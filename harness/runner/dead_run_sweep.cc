@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "harness/runner/private_dir.h"
 
 namespace sharebench {
 
@@ -40,22 +43,34 @@ std::vector<std::pair<std::string, long>> dead_entries(const std::string& dir, b
   return found;
 }
 
-// Removes a private directory's flat contents, then the directory, without following links.
-bool remove_private_directory(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return false;
-  if (DIR* d = ::fdopendir(fd)) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") ::unlinkat(fd, name.c_str(), 0);
-    }
-    ::closedir(d);  // closes fd
-  } else {
-    ::close(fd);
-  }
-  return ::rmdir(path.c_str()) == 0;
-}
 }  // namespace
+
+int kill_processes_of_dead_run(const std::string& directory, const std::string& proc_dir) {
+  // Every process of a program `sharebench exec` ran carries, in its environment, the path of its
+  // run's private directory (SHAREBENCH_PROGRESS and the rest); the runner's death killed the
+  // program (PR_SET_PDEATHSIG) but not what it had started, which init adopted.
+  const std::string proc = proc_dir.empty() ? "/proc" : proc_dir;
+  const std::string marker = "=" + directory + "/";
+  const uid_t me = ::geteuid();
+  int killed = 0;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(proc.c_str()), &::closedir);
+  if (!d) return 0;
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string name = e->d_name;
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::atol(name.c_str());
+    if (pid == ::getpid()) continue;
+    struct stat st {};
+    if (::stat((proc + "/" + name).c_str(), &st) != 0 || st.st_uid != me) continue;
+    std::ifstream in(proc + "/" + name + "/environ", std::ios::binary);
+    bool ours = false;
+    for (std::string entry; !ours && std::getline(in, entry, '\0');) {
+      ours = entry.rfind("SHAREBENCH_", 0) == 0 && entry.find(marker) != std::string::npos;
+    }
+    if (ours && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0) ++killed;
+  }
+  return killed;
+}
 
 long runner_pid_of(const std::string& name) {
   const std::size_t prefix = std::char_traits<char>::length(kPrefix);
@@ -83,7 +98,8 @@ SweptRuns sweep_dead_runs(const std::string& shm_dir, const std::string& tmp_dir
     }
   }
   for (const auto& [name, pid] : dead_entries(tmp, true)) {
-    if (remove_private_directory(tmp + "/" + name)) {
+    swept.processes += kill_processes_of_dead_run(tmp + "/" + name);
+    if (remove_directory_tree(tmp + "/" + name)) {
       swept.directories.push_back(name);
       note_pid(pid);
     }
@@ -97,8 +113,11 @@ std::string SweptRuns::summary() const {
   if (!directories.empty()) {
     what.push_back(fmt::format("{} private director{}", directories.size(), directories.size() == 1 ? "y" : "ies"));
   }
-  return fmt::format("removed {} left by run(s) whose runner died (pid {})", fmt::join(what, " and "),
-                     fmt::join(runner_pids, ", "));
+  const std::string killed =
+      processes > 0 ? fmt::format(", and killed {} process(es) their programs had left running", processes) : "";
+  if (what.empty()) return fmt::format("killed {} process(es) left running by run(s) whose runner died", processes);
+  return fmt::format("removed {} left by run(s) whose runner died (pid {}){}", fmt::join(what, " and "),
+                     fmt::join(runner_pids, ", "), killed);
 }
 
 }  // namespace sharebench

@@ -1,8 +1,9 @@
-// PrivateDirectory: mkdtemp, and removal of its (flat) contents.
+// PrivateDirectory: mkdtemp, and removal of it with everything under it.
 #include "harness/runner/private_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,15 +24,48 @@ PrivateDirectory::PrivateDirectory() {
   path_ = buf.data();
 }
 
-PrivateDirectory::~PrivateDirectory() {
-  if (DIR* d = ::opendir(path_.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") ::unlink((path_ + "/" + name).c_str());
-    }
-    ::closedir(d);
+PrivateDirectory::~PrivateDirectory() { remove_directory_tree(path_); }
+
+namespace {
+constexpr int kMaxDepth = 16;  // deeper than anything the harness makes; a deeper tree stays
+
+// Removes what is in the directory open as `dir` (the descriptor stays open), depth-first.
+void remove_contents(int dir, int depth) {
+  const int listing = ::dup(dir);
+  if (listing < 0) return;
+  DIR* d = ::fdopendir(listing);
+  if (!d) {
+    ::close(listing);
+    return;
   }
-  ::rmdir(path_.c_str());
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  for (const std::string& name : names) {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode) && depth < kMaxDepth) {
+      const int sub = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) continue;
+      remove_contents(sub, depth + 1);
+      ::close(sub);
+      ::unlinkat(dir, name.c_str(), AT_REMOVEDIR);
+    } else {
+      ::unlinkat(dir, name.c_str(), 0);  // a link is removed, not followed
+    }
+  }
+}
+}  // namespace
+
+bool remove_directory_tree(const std::string& path) {
+  const int dir = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return false;
+  remove_contents(dir, 0);
+  ::close(dir);
+  return ::rmdir(path.c_str()) == 0;
 }
 
 std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
