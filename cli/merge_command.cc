@@ -39,7 +39,7 @@ std::function<int()> add_merge_command(CLI::App& app) {
     std::filesystem::create_directories(f->out, ec);
     const std::string path = f->out + "/results.json";
     try {
-      write_file_atomically(path, results_to_json(merged).dump(1) + "\n");
+      write_file_atomically(path, dump_json(results_to_json(merged), 1) + "\n");
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());
     }

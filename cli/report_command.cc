@@ -46,7 +46,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     }
     for (const std::string& format : f->formats) {
       if (format == "console") std::fputs(render_console(run, use_colour(f->color, STDOUT_FILENO)).c_str(), stdout);
-      if (format == "json") std::puts(results_to_json(run).dump(1).c_str());
+      if (format == "json") std::puts(dump_json(results_to_json(run), 1).c_str());
     }
     return kExitOk;
   };

@@ -127,7 +127,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     RunnerOptions options;
     options.cells = std::move(cells);
     options.repetitions = f->request.repetitions;
-    options.out_dir = f->out;
+    options.out_dir = absolute_out_dir(f->out);
     options.command.assign(argv, argv + argc);
     options.shard = shard;
     return run_and_report(std::move(options), f->formats, f->color, f->request.base);
@@ -159,7 +159,7 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
       std::fputs(render_console(outcome.result, use_colour(color, STDOUT_FILENO)).c_str(), stdout);
       std::printf("results: %s\n", outcome.results_path.c_str());
     } else if (format == "json") {
-      std::puts(results_to_json(outcome.result).dump(1).c_str());
+      std::puts(dump_json(results_to_json(outcome.result), 1).c_str());
     }
   }
   std::fflush(stdout);

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "harness/results/results_json.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/run_directory.h"
@@ -144,11 +145,11 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
 
     const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
     const nlohmann::json summary = figures_json(figures, f->options, wall_s);
-    write_file_atomically(dir + "/soak.json", summary.dump(1) + "\n");
+    write_file_atomically(dir + "/soak.json", dump_json(summary, 1) + "\n");
     if (f->format == "console") {
       std::fputs(render_figures(figures, wall_s, outcome.results_path).c_str(), stdout);
     } else if (f->format == "json") {
-      std::puts(summary.dump(1).c_str());
+      std::puts(dump_json(summary, 1).c_str());
     }
     std::fflush(stdout);
     if (outcome.exit_code > 128) return outcome.exit_code;  // interrupted: 128 + the signal

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/results/results_json.h"
 #include "harness/scenario/cell_config_json.h"
 #include "reports/report_writers.h"
 #include "reports/statistics.h"
@@ -115,7 +116,7 @@ void diff_json(const json& a, const json& b, const std::string& prefix, std::map
     }
     return;
   }
-  if (a != b) out[prefix] = fmt::format("{} → {}", a.dump(), b.dump());
+  if (a != b) out[prefix] = fmt::format("{} → {}", dump_json(a), dump_json(b));
 }
 }  // namespace
 
@@ -281,12 +282,13 @@ std::string render_comparison_json(const Comparison& c, const CompareOptions& op
                        {"note", m.note}});
   }
   for (const auto& r : c.correctness) correctness.push_back({{"cell", r.cell}, {"what", r.what}});
-  return json{{"format", "sharebench-compare"}, {"threshold", options.threshold},
+  return dump_json(json{{"format", "sharebench-compare"}, {"threshold", options.threshold},
               {"lock_wait_threshold", options.lock_wait_threshold}, {"alpha", options.alpha},
               {"regressed", c.regressed()}, {"inconclusive", c.inconclusive()}, {"paired_cells", c.paired_cells},
               {"changes", changes}, {"correctness", correctness}, {"option_differences", c.option_differences},
-              {"only_in_base", c.only_in_base}, {"only_in_candidate", c.only_in_candidate}, {"warnings", c.warnings}}
-             .dump(2) + "\n";
+              {"only_in_base", c.only_in_base}, {"only_in_candidate", c.only_in_candidate}, {"warnings", c.warnings}},
+                   2) +
+         "\n";
 }
 
 }  // namespace sharebench

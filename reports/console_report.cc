@@ -18,6 +18,7 @@
 
 #include "harness/env/environment.h"
 #include "reports/report_writers.h"
+#include "reports/terminal_safe.h"
 
 namespace sharebench {
 
@@ -170,7 +171,9 @@ void append_stacks(std::string& out, const WorkerRecord& w) {
 }
 }  // namespace
 
-std::string render_console(const RunResult& run, bool colour) {
+std::string render_console(const RunResult& raw, bool colour) {
+  RunResult run = raw;  // what came from a program or a foreign results file, shown, never obeyed
+  make_terminal_safe(run);
   const Painter paint(colour);
   std::string out;
   std::map<Outcome, int> counts;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/report_writers.h"
+#include "harness/results/results_json.h"
 
 namespace sharebench {
 
@@ -74,7 +75,7 @@ std::string render_gbench_json(const RunResult& run) {
     }
     ++family;
   }
-  return json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n";
+  return dump_json(json{{"context", context}, {"benchmarks", benchmarks}}, 2) + "\n";
 }
 
 }  // namespace sharebench

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/report_writers.h"
+#include "harness/results/results_json.h"
 
 extern const char* const kChartJsSource;
 
@@ -53,13 +54,17 @@ std::string chaos_before(const Repetition& r) {
                      "<ul>{}</ul></details>\n", r.index, rows);
 }
 
-// JSON inside <script>: "</" must not end the script element.
+// JSON inside <script>: no '<', '>' or '&' at all (they occur only inside strings, where \u003c
+// reads the same to JSON), so neither "</script>" nor "<!--<script>" in a crafted name can end the
+// element or put the parser in its escaped state, which stopped every chart from drawing.
 std::string script_json(const json& j) {
-  std::string s = j.dump();
+  const std::string s = dump_json(j);
   std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') out += "<\\";
-    else out += s[i];
+  for (const char ch : s) {
+    if (ch == '<') out += "\\u003c";
+    else if (ch == '>') out += "\\u003e";
+    else if (ch == '&') out += "\\u0026";
+    else out += ch;
   }
   return out;
 }

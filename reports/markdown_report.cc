@@ -28,15 +28,50 @@ std::string badge(Outcome o) {
   return "❌ unexpected";
 }
 
-// Markdown table cells must not contain a bare pipe or a newline.
+// Text from outside (a program's output, a results file someone else wrote) as one line of a
+// Markdown table cell or list item: no bare pipe, no newline, no raw HTML (a pull-request comment
+// would render it).
 std::string cell_text(const std::string& s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '&') out += "&amp;";
     else out += ch;
   }
   return out;
+}
+
+std::size_t longest_backtick_run(const std::string& s) {
+  std::size_t longest = 0, run = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// An inline code span that holds any text: a delimiter longer than any run of backticks inside,
+// pipes escaped for tables (GitHub reads \| inside a code span in a table as a pipe).
+std::string code(const std::string& s) {
+  std::string text;
+  for (char ch : s) {
+    if (ch == '|') text += "\\|";
+    else if (ch == '\n' || ch == '\r') text += ' ';
+    else text += ch;
+  }
+  const std::string ticks(longest_backtick_run(text) + 1, '`');
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return pad ? ticks + " " + text + " " + ticks : ticks + text + ticks;
+}
+
+// A fenced block that holds any text: the fence is longer than any run of backticks inside, so a
+// program's output that holds ``` cannot close it and put raw HTML into the report.
+std::string fenced(const std::string& s, const char* language = "") {
+  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(s) + 1), '`');
+  return fmt::format("{}{}\n{}{}{}\n", fence, language, s, s.empty() || s.back() == '\n' ? "" : "\n", fence);
 }
 }  // namespace
 
@@ -59,12 +94,12 @@ std::string render_markdown(const RunResult& run) {
     for (const auto& c : run.cells) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kUnexpected) continue;
-      md += fmt::format("### `{}`\n\n{}.\n\n", c.config.id(), cell_text(o.summary));
+      md += fmt::format("### {}\n\n{}.\n\n", code(c.config.id()), cell_text(o.summary));
       for (const Repetition* r : unexpected_repetitions(c)) {
         if (!r->diagnosis.empty()) md += fmt::format("- **diagnosis** (repetition {}): {}\n", r->index, cell_text(r->diagnosis));
       }
       for (const Evidence& e : o.evidence) {
-        md += fmt::format("- **{}** `{}` (repetition {}): {}\n", e.verdict, e.check, e.repetition, cell_text(e.message));
+        md += fmt::format("- **{}** {} (repetition {}): {}\n", e.verdict, code(e.check), e.repetition, cell_text(e.message));
       }
       for (const Repetition* r : unexpected_repetitions(c)) {
         if (r->status != RunStatus::kCompleted) {
@@ -73,15 +108,15 @@ std::string render_markdown(const RunResult& run) {
         for (const auto& w : r->workers) {
           if (!w.stall.empty()) md += fmt::format("- rank {} stuck: {}\n", w.rank, cell_text(w.stall));
           if (!w.stacks.empty()) {
-            md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stacks);
+            md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n{}</details>\n\n", w.rank, fenced(w.stacks));
           }
           if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, cell_text(w.error));
           if (!w.stderr_tail.empty()) {
-            md += fmt::format("\n<details><summary>rank {} stderr</summary>\n\n```\n{}```\n</details>\n\n", w.rank, w.stderr_tail);
+            md += fmt::format("\n<details><summary>rank {} stderr</summary>\n\n{}</details>\n\n", w.rank, fenced(w.stderr_tail));
           }
         }
       }
-      md += fmt::format("\nReproduce:\n\n```sh\n{}\n```\n\n", c.repro);
+      md += fmt::format("\nReproduce:\n\n{}\n", fenced(c.repro, "sh"));
     }
   }
 
@@ -92,7 +127,7 @@ std::string render_markdown(const RunResult& run) {
       for (const std::string& n : r.notes) {
         if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
         seen.push_back(n);
-        notes += fmt::format("- `{}`: {}\n", c.config.id(), cell_text(n));
+        notes += fmt::format("- {}: {}\n", code(c.config.id()), cell_text(n));
       }
     }
   }
@@ -104,7 +139,7 @@ std::string render_markdown(const RunResult& run) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
       for (const Evidence& e : o.evidence) {
-        md += fmt::format("| `{}` | `{}` | {} |\n", c.config.id(), e.check, cell_text(e.message));
+        md += fmt::format("| {} | {} | {} |\n", code(c.config.id()), code(e.check), cell_text(e.message));
       }
     }
     md += "\n";
@@ -117,7 +152,7 @@ std::string render_markdown(const RunResult& run) {
     std::string result = badge(o.kind);
     if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) result += ": " + cell_text(o.reason);
     const double wait = cell_mean(c, "lock_wait_frac");
-    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", c.config.id(), result,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.config.id()), result,
                       num(cell_mean(c, "steps_per_s"), 0), num(cell_mean(c, "samples_per_s"), 0),
                       num(cell_mean(c, "heldout_loss"), 3), num(cell_mean(c, "serial_heldout_loss"), 3),
                       std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -105,6 +106,8 @@ void from_json(const json& j, Repetition& r) {
   r.notes = j.value("notes", std::vector<std::string>());
 }
 
+std::string dump_json(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
 static json outcome_json(const CellOutcome& o) {
   json evidence = json::array();
   for (const Evidence& e : o.evidence) {
@@ -133,6 +136,17 @@ void to_json(json& j, const CellResult& c) {
 void from_json(const json& j, CellResult& c) {
   json config = j.at("config");
   config["repetition"] = 0;
+  // A number that is not a whole number in range is refused here, not wrapped by the conversion
+  // ("procs": 1e20 read as -2147483648).
+  for (const char* field : {"procs", "hang_timeout_s", "deadline_s", "arena_mb", "duration_s"}) {
+    const auto it = config.find(field);
+    if (it == config.end()) continue;
+    const bool whole = std::string_view(field) == "procs" || std::string_view(field) == "arena_mb";
+    if (!it->is_number() || (whole && !it->is_number_integer()) || it->get<double>() < 0 || it->get<double>() > 1e9) {
+      throw ResultsFormatError(fmt::format("results file: a cell's config has {} {}, not a {} in range", field, it->dump(),
+                                           whole ? "whole number" : "number"));
+    }
+  }
   try {
     c.config = config.get<CellConfig>();
   } catch (const std::exception& e) {
@@ -153,6 +167,15 @@ void validate_loaded(const RunResult& run) {
       throw ResultsFormatError(fmt::format("results file: cell {} has procs {} (1..64)", c.config.id(), c.config.procs));
     }
     if (c.config.scenario.empty() || c.config.variant.empty()) throw ResultsFormatError("results file: a cell has no scenario or variant");
+    // The values `run` and `exec` refuse are refused here too: `repro` would otherwise run them.
+    if (c.config.stacks != "gdb" && c.config.stacks != "proc" && c.config.stacks != "auto") {
+      throw ResultsFormatError(fmt::format("results file: cell {} has stacks '{}' (gdb, proc or auto)", c.config.id(), c.config.stacks));
+    }
+    const std::string& m = c.config.mp_start;
+    if (!m.empty() && m != "fork" && m != "spawn" && m != "forkserver") {
+      throw ResultsFormatError(fmt::format("results file: cell {} has mp_start '{}' (fork, spawn, forkserver or none)",
+                                           c.config.id(), m));
+    }
     for (const Repetition& r : c.repetitions) {
       if (r.index < 0 || r.workers.size() > 64) {
         throw ResultsFormatError(fmt::format("results file: cell {} has a malformed repetition", c.config.id()));
@@ -232,7 +255,11 @@ RunResult read_results_file(const std::string& path) {
   } catch (const std::exception& e) {  // a parse error, or the stream failing underneath it
     throw ResultsFormatError(fmt::format("'{}' is not a readable JSON file: {}", path, e.what()));
   }
-  return results_from_json(j);
+  try {
+    return results_from_json(j);
+  } catch (const ResultsFormatError& e) {  // say which file: a command may read several
+    throw ResultsFormatError(fmt::format("'{}': {}", path, e.what()));
+  }
 }
 
 }  // namespace sharebench

@@ -16,6 +16,9 @@ struct ResultsFormatError : std::runtime_error {
 };
 
 nlohmann::json results_to_json(const RunResult& run);
+// JSON text of `j`; bytes that are not UTF-8 (a program's output can hold any) become U+FFFD
+// instead of an exception that would lose the run. indent -1: one line.
+std::string dump_json(const nlohmann::json& j, int indent = -1);
 RunResult results_from_json(const nlohmann::json& j);  // throws ResultsFormatError
 RunResult read_results_file(const std::string& path);   // throws ResultsFormatError
 

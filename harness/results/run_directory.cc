@@ -87,6 +87,10 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
 }
 
 void RunDirectory::write_atomically(const std::string& name, const std::string& contents) const {
+  // The directory may be gone since the run began: a program run by `exec` may remove the
+  // directory it was started in, with the results inside. Made again, nothing is lost.
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(file(name)).parent_path(), ec);
   write_file_atomically(file(name), contents);
 }
 

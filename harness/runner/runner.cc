@@ -507,7 +507,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   }
   const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id);
   out.results_path = dir.file("results.json");
-  auto save = [&] { dir.write_atomically("results.json", results_to_json(run).dump(1) + "\n"); };
+  auto save = [&] { dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n"); };
   save();  // evidence from the start: an empty run that says it is running
 
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();

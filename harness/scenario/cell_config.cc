@@ -39,22 +39,33 @@ const std::vector<StartMethod>& all_start_methods() {
 
 std::string command_name(const std::vector<std::string>& command) {
   // The first word that is not an interpreter or one of its options: "python3 -u x/hogwild.py" is
-  // "hogwild.py", "python3 -m pkg.main" is "pkg.main".
+  // "hogwild.py", "python3 -m pkg.main" is "pkg.main", "sh -c '...'" is "sh-c".
   auto base = [](const std::string& w) {
     const std::size_t slash = w.rfind('/');
     return slash == std::string::npos ? w : w.substr(slash + 1);
   };
+  // A name goes into ids, reports and file names: nothing that a terminal, a Markdown table or a
+  // page would read as markup.
+  auto plain = [](std::string name) {
+    for (char& ch : name) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f || ch == '|' || ch == '`' || ch == '<' || ch == '>' || ch == ' ') ch = '_';
+    }
+    return name;
+  };
+  std::string interpreter_word = "python";
   for (std::size_t i = 0; i < command.size(); ++i) {
     const std::string b = base(command[i]);
     const bool last = i + 1 == command.size();
-    if (b == "-m" && !last) return command[i + 1];
-    if (b == "-c") return "python-c";
+    if (b == "-m" && !last) return plain(command[i + 1]);
+    if (b == "-c") return plain(interpreter_word + "-c");
     const bool interpreter = b.rfind("python", 0) == 0 || b == "env" || b == "bash" || b == "sh" || b == "torchrun";
+    if (interpreter && b != "env") interpreter_word = b.rfind("python", 0) == 0 ? "python" : b;
     const bool assignment = b.find('=') != std::string::npos;  // env NAME=VALUE ...
     if (!last && (interpreter || assignment || b.rfind('-', 0) == 0)) continue;
-    return b;
+    return plain(b);
   }
-  return command.empty() ? std::string() : base(command.front());
+  return command.empty() ? std::string() : plain(base(command.front()));
 }
 
 std::string CellConfig::id() const {

@@ -44,15 +44,20 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
-std::string printable(std::string_view text) {
+namespace {
+std::string escaped(std::string_view text, bool keep_lines) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = sequence_length(text, i);
     const auto b = static_cast<unsigned char>(text[i]);
-    if (n == 0 || (n == 1 && (b < 0x20 || b == 0x7f))) {
+    const bool kept_space = keep_lines && (b == '\n' || b == '\t');
+    if (n == 0 || (n == 1 && (b < 0x20 || b == 0x7f) && !kept_space)) {
       out += fmt::format("\\x{:02x}", b);
       ++i;
+    } else if (keep_lines && n == 2 && b == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u00{:02x}", static_cast<unsigned char>(text[i + 1]));
+      i += n;
     } else {
       out.append(text.substr(i, n));
       i += n;
@@ -60,5 +65,9 @@ std::string printable(std::string_view text) {
   }
   return out;
 }
+}  // namespace
+
+std::string printable(std::string_view text) { return escaped(text, /*keep_lines=*/false); }
+std::string printable_lines(std::string_view text) { return escaped(text, /*keep_lines=*/true); }
 
 }  // namespace sharebench
