@@ -23,6 +23,10 @@ inline constexpr int kExitInternal = 3;
 // Prints "sharebench: error: MESSAGE" as exactly one line on stderr; returns kExitUsage.
 int usage_error(const std::string& message);
 
+// --out as an absolute path, fixed before anything runs: a program run by exec may change or remove
+// the directory sharebench started in. "" stays "" (runs/<id>).
+std::string absolute_out_dir(const std::string& out);
+
 // Reads a results file for a reading command; on a foreign or malformed file prints the one-line
 // error and returns nullopt (the caller exits with kExitUsage).
 std::optional<RunResult> load_results_or_report(const std::string& path);

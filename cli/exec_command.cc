@@ -1,10 +1,13 @@
 // `sharebench exec [options] -- COMMAND [ARGS...]`: a user's own program, run as cells of the
 // `exec` scenario (harness/exec): one cell per --mp-start method, each repeated, supervised,
 // checked and reported like any other (results.json, every report, compare, repro).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 
@@ -57,6 +60,12 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
   add_color_option(*cmd, f->color);
 
   return [f, program, argc, argv] {
+    // CLI11 takes an empty value as none at all: look at the words themselves (up to the program's).
+    bool workdir_given = false;
+    for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+      const std::string word = argv[i];
+      workdir_given |= word == "--workdir=" || (word == "--workdir" && (i + 1 >= argc || argv[i + 1][0] == '\0'));
+    }
     if (!program.empty()) f->command.insert(f->command.end(), program.begin(), program.end());
     if (f->command.empty()) return usage_error("exec needs a program to run: sharebench exec [options] -- COMMAND [ARGS...]");
     MatrixRequest request;
@@ -78,6 +87,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
         }
         request.base.deadline_s = std::max(request.base.deadline_s, needed);
       }
+      if (workdir_given) throw UsageError("--workdir must name a directory, got ''");
       std::string workdir = f->workdir;
       if (workdir.empty()) {
         char cwd[PATH_MAX];
@@ -86,6 +96,9 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
       }
       char resolved[PATH_MAX];
       if (!::realpath(workdir.c_str(), resolved)) throw UsageError(fmt::format("--workdir {}: no such directory", workdir));
+      struct stat st {};
+      if (::stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode)) throw UsageError(fmt::format("--workdir {}: not a directory", workdir));
+      if (::access(resolved, X_OK) != 0) throw UsageError(fmt::format("--workdir {}: cannot enter it: {}", workdir, std::strerror(errno)));
       request.base.workdir = resolved;
       request.base.command = f->command;
       std::string why;
@@ -116,7 +129,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
     RunnerOptions options;
     options.cells = std::move(cells);
     options.repetitions = request.repetitions;
-    options.out_dir = f->out;
+    options.out_dir = absolute_out_dir(f->out);  // the program may change or remove the directory it started in
     options.command.assign(argv, argv + argc);
     return run_and_report(std::move(options), f->formats, f->color, request.base);
   };

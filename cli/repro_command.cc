@@ -4,6 +4,7 @@
 //   --under tsan  the ThreadSanitizer build runs the cell with the thread start method, with the
 //                 repository's suppressions (ci/tsan.supp): TSan sees races and lock-order
 //                 inversions between threads, not between processes.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -12,6 +13,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "harness/results/results_json.h"
@@ -39,7 +41,7 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::function<int()> add_repro_command(CLI::App& app) {
   struct Flags {
     std::string results, cell, under;
-    bool dry_run = false;
+    bool dry_run = false, yes = false;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("repro", "re-run exactly one cell of a results file");
@@ -48,6 +50,7 @@ std::function<int()> add_repro_command(CLI::App& app) {
   cmd->add_option("--under", f->under, "gdb (stacks of stuck workers) or tsan (ThreadSanitizer build, thread mode)")
       ->check(CLI::IsMember({"gdb", "tsan"}));
   cmd->add_flag("--dry-run", f->dry_run, "print the command instead of running it");
+  cmd->add_flag("--yes", f->yes, "run an exec cell's program even from a results file another user owns");
   return [f] {
     const std::optional<RunResult> loaded = load_results_or_report(f->results);
     if (!loaded) return kExitUsage;
@@ -89,7 +92,21 @@ std::function<int()> add_repro_command(CLI::App& app) {
                   line.c_str());
       return kExitOk;
     }
+    if (!cell.command.empty() && !f->yes) {
+      // An exec cell runs whatever its results file says: from a file someone else wrote (a CI
+      // artifact, a colleague's run), say what that is and run nothing until asked.
+      struct stat st {};
+      if (::stat(f->results.c_str(), &st) == 0 && st.st_uid != ::geteuid()) {
+        return usage_error(fmt::format("{} is not yours (owner uid {}): its cell would run `{}` in {}; read it, then "
+                                       "add --yes to run it",
+                                       f->results, st.st_uid, fmt::join(cell.command, " "), cell.workdir));
+      }
+    }
     std::fprintf(stderr, "sharebench repro: %s\n", line.c_str());
+    if (!cell.command.empty()) {
+      std::fprintf(stderr, "sharebench repro: the cell runs the program `%s` in %s\n", fmt::format("{}", fmt::join(cell.command, " ")).c_str(),
+                   cell.workdir.c_str());
+    }
     std::vector<char*> argv{const_cast<char*>(binary.c_str())};
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

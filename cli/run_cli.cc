@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -19,6 +21,14 @@
 #include "harness/util/text.h"
 
 namespace sharebench::cli {
+
+std::string absolute_out_dir(const std::string& out) {
+  if (out.empty()) return out;
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(out, ec);
+  return ec ? out : absolute.lexically_normal().string();
+}
+
 int usage_error(const std::string& message) {
   // One line, and nothing from an argument reaches the terminal raw (an escape sequence, a stray
   // byte): control and invalid bytes are shown as \xNN.

@@ -1,9 +1,12 @@
 // model_options: built-in model names, input parsing and validation.
 #include "harness/scenario/model_options.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -45,6 +48,41 @@ std::vector<std::int64_t> parse_shape(const std::string& text) {
 }
 }  // namespace
 
+namespace {
+// Why `path` cannot be a TorchScript file, from what it is, without loading it: "" when it may be.
+// torch.jit.save writes a zip archive holding constants.pkl and code/; torch.save of a state dict
+// or of a whole module writes a zip too, but without them.
+std::string not_torchscript(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "cannot be read";
+  if (S_ISDIR(st.st_mode)) return "is a directory, not a TorchScript file";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (st.st_size == 0) return "is empty, not a TorchScript file";
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, sizeof magic);
+  if (!in || std::string(magic, 4) != std::string("PK\x03\x04", 4)) {
+    return "is not a TorchScript file (torch.jit.save writes a zip archive; this is not one)";
+  }
+  // The archive's member names are stored uncompressed: look for TorchScript's own (in the first
+  // 64 MiB, where its directory of small files comes first).
+  std::string chunk(1 << 16, '\0');
+  std::string tail;
+  bool constants = false, code = false;
+  in.seekg(0);
+  for (std::size_t read = 0; read < (64u << 20) && in; read += chunk.size()) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::string window = tail + chunk.substr(0, static_cast<std::size_t>(in.gcount()));
+    constants |= window.find("constants.pkl") != std::string::npos;
+    code |= window.find("/code/") != std::string::npos;
+    if (constants && code) return "";
+    tail = window.substr(window.size() > 32 ? window.size() - 32 : 0);
+  }
+  return "is a zip archive but not TorchScript (torch.save of a state dict or a module?): save the model with "
+         "torch.jit.save(torch.jit.script(model), path)";
+}
+}  // namespace
+
 SampleInput sample_input(const WorkloadOptions& w) {
   SampleInput in;
   if (w.model == "mlp") in.shape = {w.input};
@@ -63,6 +101,9 @@ SampleInput sample_input(const WorkloadOptions& w) {
     for (const auto& [name, line] : builtin_models()) names += (names.empty() ? "" : ", ") + name;
     throw UsageError(fmt::format("--model '{}' is neither a built-in model ({}) nor a readable TorchScript file",
                                  w.model, names));
+  }
+  if (const std::string why = not_torchscript(w.model); !why.empty()) {
+    throw UsageError(fmt::format("--model {}: {}", w.model, why));
   }
   if (w.input_shape.empty()) {
     throw UsageError(fmt::format("--model {} is a TorchScript file: say what one sample is with --input-shape "
