@@ -2,6 +2,7 @@
 // tree readers, a program's cell id and reproduce line, the per-process results round trip.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "harness/exec/process_tree.h"
 #include "harness/exec/progress_channel.h"
+#include "harness/runner/private_dir.h"
 #include "harness/results/results_json.h"
 #include "harness/scenario/cell_flags.h"
 
@@ -81,12 +83,38 @@ TEST(ProcessTree, SeesEveryDescendantWithItsParentAndItsSharedMemory) {
   ::close(ready[0]);
 }
 
+TEST(PrivateDirectory, GoesWithSubdirectoriesAndNeverFollowsALinkOut) {
+  const std::string outside = temp_path("outside");
+  ::mkdir(outside.c_str(), 0700);
+  std::ofstream(outside + "/keep") << "kept";
+  std::string path;
+  {
+    const PrivateDirectory dir;
+    path = dir.path();
+    ::mkdir((path + "/exec").c_str(), 0700);
+    ::mkdir((path + "/exec/stacks").c_str(), 0700);
+    std::ofstream(path + "/exec/stacks/py-1.txt") << "stack";
+    std::ofstream(path + "/exec/progress") << "1 2\n";
+    ASSERT_EQ(::symlink(outside.c_str(), (path + "/exec/link").c_str()), 0);
+  }
+  struct stat st {};
+  EXPECT_NE(::stat(path.c_str(), &st), 0) << path << " is still there";
+  EXPECT_EQ(::stat((outside + "/keep").c_str(), &st), 0) << "a link was followed out of the directory";
+  ::unlink((outside + "/keep").c_str());
+  ::rmdir(outside.c_str());
+}
+
 TEST(ExecCell, IsNamedByItsProgramAndReproducedWithItsCommand) {
   EXPECT_EQ(command_name({"python3", "-u", "examples/python/hogwild.py", "--steps", "5"}), "hogwild.py");
   EXPECT_EQ(command_name({"/usr/bin/python3", "-m", "pkg.train"}), "pkg.train");
   EXPECT_EQ(command_name({"python3", "-c", "print(1)"}), "python-c");
   EXPECT_EQ(command_name({"./server"}), "server");
   EXPECT_EQ(command_name({"env", "A=1", "torchrun", "--standalone", "train.py"}), "train.py");
+  EXPECT_EQ(command_name({"/bin/sh", "-c", "exit 0"}), "sh-c");
+  EXPECT_EQ(command_name({"bash", "-c", "true"}), "bash-c");
+  // Nothing a terminal, a Markdown table or a page would read as markup.
+  EXPECT_EQ(command_name({"python3", "a|b`c <x>.py"}), "a_b_c__x_.py");
+  EXPECT_EQ(command_name({"python3", "evil\x1b[2J.py"}), "evil_[2J.py");
   CellConfig c;
   c.scenario = "exec";
   c.variant = "default";

@@ -57,4 +57,34 @@ run_with_neighbour sockets ipc/fd-reuse,ipc/named-fresh,averaging/params-pipe
 # connections; its pairs' loopback TCP ports are c10d's trusted network and are left alone.
 run_with_neighbour gloo averaging/params-gloo,averaging/grads-gloo --no-tcp
 [ -s "$victim" ] && fail "a planted symlink's target was written to"
+
+# Squatting: the neighbour makes, first, every /dev/shm name a run would make if names followed from
+# the runner's pid alone ("sharebench-<pid>-ipc-<cell>-<size>-<slot>"); O_EXCL would then fail the
+# cell ("File exists"). Names carry a random part drawn per run, so the cells run as usual.
+"$bin" run --scenario ipc/named-fresh,model-ipc/named --start fork,spawn --procs 2 --repetitions 2 \
+  --out "$out/squat" --format console >"$out/squat.log" 2>&1 &
+runner=$!
+runuser -u "$neighbour" -- python3 - "$runner" >"$out/squat-neighbour.log" 2>&1 <<'PY' &
+import os, sys
+pid = sys.argv[1]
+made = 0
+for cell in range(8):
+    for size in range(6):
+        for slot in range(10):
+            for name in ("sharebench-%s-ipc-%d-%d-%d" % (pid, cell, size, slot),
+                         "sharebench-%s-model-ipc-%d-%d" % (pid, cell, slot)):
+                try:
+                    os.close(os.open("/dev/shm/" + name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                    made += 1
+                except OSError:
+                    pass
+print("squatted", made)
+PY
+squatter=$!
+wait $runner
+code=$?
+wait $squatter
+grep -q "squatted [1-9]" "$out/squat-neighbour.log" || fail "the squatter made no name: the test proves nothing ($(cat "$out/squat-neighbour.log"))"
+[ $code -eq 0 ] || { tail -20 "$out/squat.log"; fail "squat: the run exited $code with its pid-derived names taken, want 0"; }
+find /dev/shm -maxdepth 1 -user "$neighbour" -name "sharebench-$runner-*" -delete
 exit $status
