@@ -79,17 +79,23 @@ std::string run_shm_prefix() {
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 void mark_runner_process() {
-  ::setenv(kRunnerPidVariable, std::to_string(::getpid()).c_str(), 1);
-  // A random part, so that another local user cannot make this run's segment names first from its
-  // pid alone (O_EXCL would then fail the cell): a denial of service, not a squat, but one all the same.
-  unsigned char random[6] = {};
-  if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
-    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-    std::memcpy(random, &now, sizeof random);
+  const std::string me = std::to_string(::getpid());
+  const char* runner = std::getenv(kRunnerPidVariable);
+  const char* drawn = std::getenv(kRunTokenVariable);
+  // Once per runner: called again (a forkserver started meanwhile carries the first), it keeps it.
+  if (!(runner && me == runner && drawn && *drawn)) {
+    // A random part, so that another local user cannot make this run's segment names first from its
+    // pid alone (O_EXCL would then fail the cell).
+    unsigned char random[6] = {};
+    if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
+      const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+      std::memcpy(random, &now, sizeof random);
+    }
+    std::string token;
+    for (unsigned char b : random) token += fmt::format("{:02x}", b);
+    ::setenv(kRunTokenVariable, token.c_str(), 1);
   }
-  std::string token;
-  for (unsigned char b : random) token += fmt::format("{:02x}", b);
-  ::setenv(kRunTokenVariable, token.c_str(), 1);
+  ::setenv(kRunnerPidVariable, me.c_str(), 1);
   become_subreaper();
 }
 
