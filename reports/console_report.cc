@@ -227,12 +227,7 @@ std::string render_console(const RunResult& raw, bool colour) {
 
   // Observations that are never failures (exec: lost increments, headroom, threads at a fork).
   for (const CellResult& c : run.cells) {
-    std::vector<std::string> notes;
-    for (const Repetition& r : c.repetitions) {
-      for (const std::string& n : r.notes) {
-        if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
-      }
-    }
+    const std::vector<std::string> notes = distinct_notes(c);
     if (notes.empty()) continue;
     out += fmt::format("\nNotes on {}:\n", c.config.id());
     for (const std::string& n : notes) out += fmt::format("  - {}\n", n);

@@ -522,14 +522,7 @@ std::string render_html(const RunResult& run) {
 
   std::string notes;
   for (const auto& c : run.cells) {
-    std::vector<std::string> seen;
-    for (const Repetition& r : c.repetitions) {
-      for (const std::string& n : r.notes) {
-        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-        seen.push_back(n);
-        notes += fmt::format("<li><b>{}</b>: {}</li>\n", html(c.config.id()), html(n));
-      }
-    }
+    for (const std::string& n : distinct_notes(c)) notes += fmt::format("<li><b>{}</b>: {}</li>\n", html(c.config.id()), html(n));
   }
   if (!notes.empty()) page += "<h2>Notes</h2>\n<ul id=\"notes\">\n" + notes + "</ul>\n";
 

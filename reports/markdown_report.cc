@@ -122,14 +122,7 @@ std::string render_markdown(const RunResult& run) {
 
   std::string notes;
   for (const auto& c : run.cells) {
-    std::vector<std::string> seen;
-    for (const Repetition& r : c.repetitions) {
-      for (const std::string& n : r.notes) {
-        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-        seen.push_back(n);
-        notes += fmt::format("- {}: {}\n", code(c.config.id()), cell_text(n));
-      }
-    }
+    for (const std::string& n : distinct_notes(c)) notes += fmt::format("- {}: {}\n", code(c.config.id()), cell_text(n));
   }
   if (!notes.empty()) md += "## Notes\n\n" + notes + "\n";
 

@@ -48,7 +48,7 @@ std::vector<json> handed_optimizer(const json& parent_keys, const json& child_ke
 
 TEST(SharingFindings, SharedOptimizerStatePassesAndCountsLostIncrements) {
   const json shared = {{"step", {"shared"}}, {"exp_avg", {"shared"}}};
-  const SharingFindings f = judge_sharing(handed_optimizer(shared, shared, 2, shared), {}, MachineHeadroom{});
+  const SharingFindings f = judge_sharing(handed_optimizer(shared, shared, 2, shared), {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
@@ -60,7 +60,7 @@ TEST(SharingFindings, SharedOptimizerStatePassesAndCountsLostIncrements) {
 
 TEST(SharingFindings, PythonNumberStepFailsNamingTheOptimizerAndWhereItWasMade) {
   const json number_step = {{"step", {"number"}}, {"exp_avg", {"shared"}}};
-  const SharingFindings f = judge_sharing(handed_optimizer(number_step, number_step, 2, number_step), {}, MachineHeadroom{});
+  const SharingFindings f = judge_sharing(handed_optimizer(number_step, number_step, 2, number_step), {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kFail);
@@ -71,7 +71,7 @@ TEST(SharingFindings, PythonNumberStepFailsNamingTheOptimizerAndWhereItWasMade) 
 
 TEST(SharingFindings, UnpickledNumberStepIsAPrivateTensorSaidAsSuch) {
   const SharingFindings f = judge_sharing(handed_optimizer({{"step", {"number"}}}, {{"step", {"private"}}}, 2, {{"step", {"private"}}}),
-                                          {}, MachineHeadroom{});
+                                          {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kFail);
@@ -81,7 +81,7 @@ TEST(SharingFindings, UnpickledNumberStepIsAPrivateTensorSaidAsSuch) {
 TEST(SharingFindings, StateMadeLazilyInEachChildFails) {
   const SharingFindings f = judge_sharing(handed_optimizer(json::object(), json::object(), 0,
                                                            {{"step", {"private"}}, {"exp_avg", {"private"}}}),
-                                          {}, MachineHeadroom{});
+                                          {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kFail);
@@ -96,7 +96,7 @@ TEST(SharingFindings, OwnOptimizersInEachWorkerAreNotSharedOptimizers) {
                                {"optimizers", json::array({{{"origin", "21.1"}, {"class", "SGD"}, {"steps", 300},
                                                             {"sampled", 12}, {"same_grad", 0}, {"no_grad_steps", 0},
                                                             {"params", 4}, {"shared", 4}}})}}};
-  const SharingFindings f = judge_sharing(events, {}, MachineHeadroom{});
+  const SharingFindings f = judge_sharing(events, {}, SharingContext{});
   EXPECT_EQ(find_check(f, "optimizer-state-shared"), nullptr);
   ASSERT_NE(find_check(f, "grads-delivered"), nullptr);
   EXPECT_EQ(find_check(f, "grads-delivered")->verdict, Verdict::kPass);
@@ -107,7 +107,7 @@ TEST(SharingFindings, TheSameGradientAtEverySampledStepFails) {
                                {"optimizers", json::array({{{"origin", "30.1"}, {"class", "SharedAdam"}, {"steps", 200},
                                                             {"sampled", 11}, {"same_grad", 10}, {"no_grad_steps", 0},
                                                             {"params", 4}, {"shared", 4}}})}}};
-  const SharingFindings f = judge_sharing(events, {}, MachineHeadroom{});
+  const SharingFindings f = judge_sharing(events, {}, SharingContext{});
   ASSERT_NE(find_check(f, "grads-delivered"), nullptr);
   EXPECT_EQ(find_check(f, "grads-delivered")->verdict, Verdict::kFail);
 }
@@ -117,13 +117,13 @@ TEST(SharingFindings, ForkWithTheOpenMPPoolFailsUnlessTheChildDroppedToOneThread
                      {"python_threads", json::array()}, {"intra_op", 2}, {"cuda", false}, {"torch", true}};
   std::vector<json> risky = {{{"event", "start"}, {"pid", 41}, {"ppid", 40}, {"t", 0.1}, {"forked", true}, {"fork", fork}},
                              {{"event", "end"}, {"pid", 41}, {"t", 0.5}, {"role", "child"}, {"code", 0}, {"intra_op", 2}}};
-  const SharingFindings bad = judge_sharing(risky, {}, MachineHeadroom{});
+  const SharingFindings bad = judge_sharing(risky, {}, SharingContext{});
   ASSERT_NE(find_check(bad, "fork-safety"), nullptr);
   EXPECT_EQ(find_check(bad, "fork-safety")->verdict, Verdict::kFail);
   EXPECT_NE(find_check(bad, "fork-safety")->message.find("main.py:26"), std::string::npos);
   // DataLoader's workers call torch.set_num_threads(1) first thing.
   risky[1]["intra_op"] = 1;
-  const SharingFindings fine = judge_sharing(risky, {}, MachineHeadroom{});
+  const SharingFindings fine = judge_sharing(risky, {}, SharingContext{});
   EXPECT_EQ(find_check(fine, "fork-safety")->verdict, Verdict::kPass);
 }
 
@@ -133,11 +133,11 @@ TEST(SharingFindings, AChildTrainingAPrivateCopyFailsButADistributedOneIsANote) 
       {{"event", "end"}, {"pid", 51}, {"t", 1.0}, {"role", "child"}, {"code", 0}, {"distributed", false},
        {"changed", json::array({{{"path", "args[0]"}, {"kind", "module"}, {"class", "Net"}, {"params", 4}, {"shared", 0},
                                  {"by_optimizer", true}, {"state_dict_taken", false}}})}}};
-  const SharingFindings bad = judge_sharing(events, {}, MachineHeadroom{});
+  const SharingFindings bad = judge_sharing(events, {}, SharingContext{});
   ASSERT_NE(find_check(bad, "updates-shared"), nullptr);
   EXPECT_EQ(find_check(bad, "updates-shared")->verdict, Verdict::kFail);
   events[1]["distributed"] = true;
-  const SharingFindings synced = judge_sharing(events, {}, MachineHeadroom{});
+  const SharingFindings synced = judge_sharing(events, {}, SharingContext{});
   EXPECT_EQ(find_check(synced, "updates-shared")->verdict, Verdict::kPass);
   EXPECT_FALSE(synced.notes.empty());
 }

@@ -310,7 +310,8 @@ class ExecScenario : public Scenario {
 
   void judge_sharing_of(const ExecBlock& b, const std::vector<nlohmann::json>& events, CheckContext& ctx) const {
     Repetition& rep = ctx.repetition();
-    MachineHeadroom machine;
+    SharingContext machine;
+    machine.forced_start = cell_.mp_start;
     machine.cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     machine.dev_shm_size_mb = b.dev_shm_size_mb;
     machine.dev_shm_used_mb_before = b.dev_shm_used_mb_before;

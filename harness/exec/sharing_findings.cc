@@ -403,7 +403,7 @@ void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
 
 // --- headroom ------------------------------------------------------------------------------------
 void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
-                    const MachineHeadroom& m, SharingFindings& f) {
+                    const SharingContext& m, SharingFindings& f) {
   const double used = std::max(0.0, m.dev_shm_used_mb_peak - m.dev_shm_used_mb_before);
   f.metrics["dev_shm_used_mb_peak"] = used;
   if (m.dev_shm_size_mb > 0 && used > 0.5 * m.dev_shm_size_mb) {
@@ -521,13 +521,29 @@ void merge_events_into_processes(const std::vector<json>& events, double t0_s, s
 }
 
 SharingFindings judge_sharing(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
-                              const MachineHeadroom& machine) {
+                              const SharingContext& machine) {
   SharingFindings f;
   judge_forks(events, f);
   judge_received_modules(events, f);
   judge_shared_optimizers(events, f);
   judge_gradients(events, f);
   judge_headroom(events, processes, machine, f);
+  // The cell is labelled with the forced start method; a child started some other way (an
+  // explicit context: mp.get_context("spawn"), torch.multiprocessing.spawn) says the label is not
+  // the whole truth.
+  if (!machine.forced_start.empty()) {
+    std::map<std::string, int> other;
+    for (const json* e : events_of(events, "handoff")) {
+      const std::string method = text_of(*e, "method");
+      if (!method.empty() && method != machine.forced_start) ++other[method];
+    }
+    for (const auto& [method, count] : other) {
+      f.notes.push_back(fmt::format("{} child(ren) were started with {}, not the forced {}: the program asked for that "
+                                    "context explicitly (mp.get_context(\"{}\"), torch.multiprocessing.spawn), which "
+                                    "--mp-start does not change",
+                                    count, method, machine.forced_start, method));
+    }
+  }
   return f;
 }
 

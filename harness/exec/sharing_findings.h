@@ -32,7 +32,9 @@ namespace sharebench {
 // is skipped.
 std::vector<nlohmann::json> read_sharing_events(const std::string& path);
 
-struct MachineHeadroom {
+// What the rules need to know beside the events: the machine's headroom and the cell's options.
+struct SharingContext {
+  std::string forced_start;  // --mp-start ("" when the program chose)
   int cores = 1;
   double dev_shm_size_mb = 0, dev_shm_used_mb_before = 0, dev_shm_used_mb_peak = 0;
   long fd_limit = 0;  // the smallest soft RLIMIT_NOFILE among the program's processes (0: unknown)
@@ -52,7 +54,7 @@ void merge_events_into_processes(const std::vector<nlohmann::json>& events, doub
 
 // The sharing checks, notes and metrics of one repetition.
 SharingFindings judge_sharing(const std::vector<nlohmann::json>& events, const std::vector<ProcessRecord>& processes,
-                              const MachineHeadroom& machine);
+                              const SharingContext& machine);
 
 // One line saying why a program hung or failed: where the program waits (its Python stack) and
 // which of its processes ended badly before, with their errors. "" when there is nothing to say.

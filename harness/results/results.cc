@@ -47,6 +47,16 @@ std::optional<RunStatus> parse_run_status(const std::string& s) {
   return std::nullopt;
 }
 
+std::vector<std::string> distinct_notes(const CellResult& cell) {
+  std::vector<std::string> notes;
+  for (const Repetition& r : cell.repetitions) {
+    for (const std::string& n : r.notes) {
+      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+    }
+  }
+  return notes;
+}
+
 Verdict overall_verdict(const std::vector<Check>& checks) {
   bool unknown = false;
   for (const Check& c : checks) {

@@ -175,6 +175,8 @@ struct RunResult {
   std::vector<CellResult> cells;
 };
 
+// Pure: the cell's notes over all its repetitions, each once, in order of first appearance.
+std::vector<std::string> distinct_notes(const CellResult& cell);
 // Pure: the repetition's overall verdict from its checks.
 Verdict overall_verdict(const std::vector<Check>& checks);
 // Pure: is this one check's verdict what the expectation allows?
