@@ -20,6 +20,9 @@ inline constexpr int kExitUnexpected = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInternal = 3;
 
+// The exit codes of `command` ("" for the top level), for the end of its --help.
+std::string exit_codes_text(const std::string& command);
+
 // Prints "sharebench: error: MESSAGE" as exactly one line on stderr; returns kExitUsage.
 int usage_error(const std::string& message);
 

@@ -48,7 +48,8 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
   const CellConfig defaults;
   for (const CellFlag& flag : cell_flags()) {
     if (!flag.exec) continue;
-    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
+    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.exec_help.empty() ? flag.help : flag.exec_help)
+                         ->default_str(flag.format(defaults));
     if (flag.list) o->delimiter(',');
     else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }

@@ -29,6 +29,20 @@ std::string absolute_out_dir(const std::string& out) {
   return ec ? out : absolute.lexically_normal().string();
 }
 
+std::string exit_codes_text(const std::string& command) {
+  std::string ok;
+  if (command == "run" || command == "exec" || command == "soak" || command == "repro" || command.empty()) {
+    ok = "0 every cell as expected, 1 a cell went against its expectation (the report says which and why)";
+  } else if (command == "compare") {
+    ok = "0 no regression, 1 a regression (throughput, lock wait or correctness), 4 something inconclusive under --strict";
+  } else {
+    ok = "0 done";
+  }
+  return fmt::format("\nExit codes: {}, 2 bad input (one line on stderr), 3 internal error, 128+n interrupted by signal n "
+                     "(130 for Ctrl-C; results so far kept).\n",
+                     ok);
+}
+
 int usage_error(const std::string& message) {
   // One line, and nothing from an argument reaches the terminal raw (an escape sequence, a stray
   // byte): control and invalid bytes are shown as \xNN.
@@ -134,6 +148,8 @@ int run_cli(int argc, char** argv) {
     }
   }
   auto exec = sharebench::cli::add_exec_command(app, argc, argv, program);
+  for (CLI::App* sub : app.get_subcommands({})) sub->footer(sub->get_footer() + sharebench::cli::exit_codes_text(sub->get_name()));
+  app.footer(sharebench::cli::exit_codes_text(""));
   try {
     app.parse(parsed_argc, argv);
   } catch (const CLI::CallForHelp& e) {

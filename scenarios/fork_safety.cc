@@ -1,6 +1,6 @@
 // Scenario `fork`: a library in the runner keeps a process-local lock (think of a logger, an
 // allocator arena, OpenMP's pool) that one of the runner's own threads takes now and then, and the
-// workers call into that library on every step. Seed 001: "If there's any thread that holds a lock
+// workers call into that library on every step. PyTorch's multiprocessing notes: "If there's any thread that holds a lock
 // […] and fork is called, it's very likely that the subprocess will be in a corrupted state and
 // will deadlock."
 //   threads-holding-lock  (known bug, under fork only) the runner's logger thread holds the

@@ -1,4 +1,4 @@
-// Scenario `hogwild`: workers train shared parameters with no lock at all (seed 001). Updates can
+// Scenario `hogwild`: workers train shared parameters with no lock at all. Updates can
 // be lost; what must hold is convergence within tolerance of a serial run of the same total
 // steps. Lost updates and overlapping updates are counted and reported, not failed.
 #include "scenarios/shared_training.h"
@@ -21,7 +21,7 @@ SHAREBENCH_SCENARIO(HogwildScenario, "hogwild")
                           "that race (the report stays in the results)")
     ->Variant("lock-free", "every worker updates the shared parameters whenever it likes")
     ->KnownBug("forked-copy",
-               "seed 002's mistake: each worker trains a private copy, so no update reaches the shared model",
+               "each worker trains a private copy, so no update reaches the shared model",
                Expectation{{"updates-reached-model", "model-shared"}, {"convergence"}}, /*min_procs=*/1);
 
 }  // namespace sharebench

@@ -1,4 +1,4 @@
-// Scenario `inference` (seed 000 example 1): workers run forward passes under no-grad on a model
+// Scenario `inference`: workers run forward passes under no-grad on a model
 // whose parameters live in the arena; nobody writes. Must hold: every worker's output on a probe
 // batch is bit-identical to the runner's reference, and the parameters' checksum is unchanged.
 //   read-only  the correct pattern: no lock needed because nobody writes

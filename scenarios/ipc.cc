@@ -1,4 +1,4 @@
-// Scenario `ipc` (seed 003, seed 001): rank 0 produces tensors and hands each one to every other
+// Scenario `ipc`: rank 0 produces tensors and hands each one to every other
 // rank (the consumers), over a Unix socket; message sizes sweep 4 KiB to 64 MiB.
 //   fd-reuse, fd-fresh        an anonymous memfd whose fd crosses the socket as SCM_RIGHTS
 //                             (torch's `file_descriptor` strategy)
@@ -9,7 +9,7 @@
 //   early-reuse               (known bug) the producer reuses a buffer before every consumer has
 //                             released it, so a consumer reads the next message's bytes
 //   producer-exits            (known bug) the producer returns while consumers still expect and
-//                             hold its tensors (seed 003's "consumed after the provider exited")
+//                             hold its tensors (a tensor "consumed after the provider exited")
 // `-reuse` keeps a pool of buffers that consumers hand back (the PyTorch notes' advice); `-fresh`
 // makes a new buffer for every message. Either way at most kWindow messages are in flight.
 //

@@ -1,5 +1,5 @@
 // Scenario `locked`: workers train shared parameters and optimizer state under a process-shared
-// lock (seed 000 example 2, seed 001). Must hold: no lost update, no two workers inside the lock.
+// lock. Must hold: no lost update, no two workers inside the lock.
 #include "scenarios/shared_training.h"
 
 namespace sharebench {
@@ -27,7 +27,7 @@ SHAREBENCH_SCENARIO(LockedScenario, "locked")
     ->Variant("update-only", "gradients computed outside the lock; only the update is guarded")
     ->LocksEveryStep()
     ->KnownBug("local-lock",
-               "seed 000's mistake: each worker locks its own copy of the lock, excluding nobody",
+               "each worker locks its own copy of the lock, excluding nobody",
                Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}})
     ->MustFailUnderChaos({"lost-updates"})  // the overlap a preemption inside the step makes certain
     ->KnownBug("owner-death",

@@ -1,4 +1,4 @@
-// Scenario `model-ipc` (seed 003's producer/consumer, with the model as the message): rank 0 owns
+// Scenario `model-ipc` (the ipc scenario's producer/consumer, with the model as the message): rank 0 owns
 // the model, updates it version after version and publishes every version's parameters to the
 // other ranks (the consumers) by IPC, as an A3C learner hands weights to its actors or a trainer to
 // its inference workers. Any `--model` travels: the MLP, the built-ins, a TorchScript file.

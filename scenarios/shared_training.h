@@ -1,10 +1,10 @@
 // SharedTrainingScenario: N workers train one model whose parameters (and SGD momentum buffers)
 // live in the arena. What differs between strategies is only how a step is guarded:
-//   kWholeStep   a process-shared lock around forward, backward and update (seed 000 ex. 2)
+//   kWholeStep   a process-shared lock around forward, backward and update
 //   kUpdateOnly  the same lock around the update alone: gradients may be computed from weights
 //                another worker is about to change, but no update is lost
-//   kNone        no lock at all: Hogwild (seed 001)
-//   kLocalLock   the seed 000 mistake: the whole step under a lock each worker holds its own
+//   kNone        no lock at all: Hogwild
+//   kLocalLock   the classic mistake: the whole step under a lock each worker holds its own
 //                copy of (a threading.Lock passed to processes), which excludes nobody
 // Checks, all from the installed checkers (harness/checkers, torch_support/parameter_checks.h):
 //   - mutual-exclusion and lost-updates: a GuardedSection (occupancy, lost-update canary) around
@@ -33,7 +33,7 @@ enum class Planted {
   kNothing,
   kOwnerDeath,  // the last rank dies holding the lock in its first step (crash/owner-death)
   kForkedCopy,  // workers train a private copy of the model: no update reaches the shared one
-                // (seed 002 example 1: gradients computed on a copy-on-write copy after fork)
+                // (gradients computed on a copy-on-write copy after fork)
 };
 
 // Convergence tolerance: a run passes when its held-out loss is at most

@@ -1,4 +1,4 @@
-// Scenario `snapshot` (seed 004; the catalogue's locked/element-lock): one writer keeps
+// Scenario `snapshot` (once catalogued as locked/element-lock): one writer keeps
 // replacing a shared array of weights, version after version, while readers copy it to compute
 // with. Version stripes (harness/checkers/version_stripes.h) are the detector: round v writes v
 // into every element, so a reader's snapshot must hold a single version; two versions in one
@@ -123,7 +123,7 @@ class SnapshotScenario : public Scenario {
 SHAREBENCH_SCENARIO(SnapshotScenario, "snapshot")
     ->Describe("one writer replaces a shared array version after version while readers copy it")
     ->Variant("whole-lock", "the lock covers a whole write and a whole copy")
-    ->KnownBug("element-lock", "seed 004: a lock per element access; each access is atomic, the loop is not",
+    ->KnownBug("element-lock", "a lock per element access; each access is atomic, the loop is not",
                Expectation{{"consistent-snapshots"}, {}});
 
 }  // namespace sharebench

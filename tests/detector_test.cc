@@ -1,5 +1,5 @@
 // The detectors of the locked and hogwild scenarios against their planted bug: a lock each
-// worker holds its own copy of (seed 000) must be caught at 2 processes in every run, under every
+// worker holds its own copy of must be caught at 2 processes in every run, under every
 // start method; the correct lock must come out clean; Hogwild must converge.
 #include <algorithm>
 
@@ -153,7 +153,7 @@ TEST(Detectors, GdbStacksOfAHungWorkerShowWhereItWaits) {
 namespace sharebench {
 namespace {
 
-// Inference (seed 000 example 1): readers of shared parameters agree bit for bit with the runner;
+// Inference: readers of shared parameters agree bit for bit with the runner;
 // a worker that writes during a read-only run is caught by both the checksum and the probes.
 class InferenceMethods : public ::testing::TestWithParam<StartMethod> {};
 
@@ -246,7 +246,7 @@ SHAREBENCH_FOR_EVERY_START_METHOD(PlantedTrainingMethods);
 namespace sharebench {
 namespace {
 
-// Torn reads (seed 004): a lock per element access lets a reader copy half of one version and
+// Torn reads: a lock per element access lets a reader copy half of one version and
 // half of the next; the version stripes catch it under every start method, and the whole-array
 // lock is clean.
 class SnapshotMethods : public ::testing::TestWithParam<StartMethod> {};

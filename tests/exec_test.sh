@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sharebench exec` on real programs: examples/python (the seeds' patterns and their broken twins,
+# `sharebench exec` on real programs: examples/python (the patterns of PyTorch's multiprocessing notes and their broken twins,
 # with Debian's python3-torch) and small shell commands. Every broken program must be caught by
 # the check named for it, under every start method it is broken under, and every clean one pass.
 # usage: exec_test.sh SHAREBENCH OUTDIR SOURCE_DIR

@@ -1,7 +1,7 @@
 // Faults and fork hazards against real workers: each injected fault (kill at a step, kill while
 // holding a lock, a stall shorter and longer than the hang timeout, the ipc producer killed
 // mid-stream) must end the cell by its deadline with a verdict that names what happened and
-// nothing left behind; seed 001's fork with a thread holding a lock must hang under fork, with the
+// nothing left behind; a fork with a thread holding a lock must hang under fork, with the
 // stuck lock in the stacks, and be clean under spawn and forkserver.
 #include <gtest/gtest.h>
 
@@ -179,7 +179,7 @@ INSTANTIATE_TEST_SUITE_P(Detectors, Faults,
                          ::testing::Values(StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
-// Seed 001: a thread of the parent holds a lock at fork().
+// A thread of the parent holds a lock at fork().
 class ForkHazard : public ::testing::TestWithParam<StartMethod> {};
 
 TEST_P(ForkHazard, ThreadsHoldingALockHangForkOnlyAndTheStacksShowTheLock) {

@@ -1,8 +1,8 @@
 // GoogleTest main for suites that launch workers: the spawn launcher execs this binary, which
 // must then run as a worker instead of as a test runner. The forkserver is started here, before
 // any test, as `sharebench run` does: started lazily by the first forkserver cell, it would be
-// forked from whatever state that cell's setup left, threads holding locks included (seed 001;
-// fork/threads-holding-lock under ctest, which runs each test alone, caught exactly that).
+// forked from whatever state that cell's setup left, threads holding locks included
+// (fork/threads-holding-lock under ctest, which runs each test alone, caught exactly that).
 #include <gtest/gtest.h>
 
 #include "harness/launch/forkserver.h"

@@ -1,6 +1,6 @@
 // torch_runtime: LibTorch settings every process of a run needs before its first op. A worker sets
 // its intra-op thread count (and OpenBLAS's) first thing: a fork child that inherits an OpenMP pool
-// in use hangs on its first parallel op (seed 001), and N workers with a pool of all cores each
+// in use hangs on its first parallel op, and N workers with a pool of all cores each
 // oversubscribe the machine. The runner keeps its own to the same count.
 //
 // Linking sharebench::torch is enough: the harness calls init_torch_in_worker in every worker

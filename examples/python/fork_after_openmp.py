@@ -1,6 +1,6 @@
 """BROKEN under fork: the parent runs a parallel op on an OpenMP pool of 2 threads, then forks
 workers that run parallel ops too. A forked child inherits the pool's state but not its threads,
-and waits for them forever in libgomp (seed 001; measured in FINDINGS.md). Under spawn and
+and waits for them forever in libgomp (reproduced on the project's machine). Under spawn and
 forkserver each worker starts from a fresh interpreter: it passes.
 
     sharebench exec --mp-start fork,spawn --hang-timeout 5 -- python3 examples/python/fork_after_openmp.py

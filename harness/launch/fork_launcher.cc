@@ -1,5 +1,5 @@
 // ForkLauncher: workers are fork() children of the runner and inherit its arena mapping.
-// Hazard (seed 001): a fork child inherits only the forking thread; a lock held by any other
+// Hazard: a fork child inherits only the forking thread; a lock held by any other
 // thread of the runner (an OpenMP pool, a queue feeder) stays locked forever in the child. The
 // runner keeps one intra-op thread, and each worker sets its own count before touching torch.
 #include <unistd.h>

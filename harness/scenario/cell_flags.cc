@@ -78,6 +78,7 @@ std::vector<CellFlag> make_flags() {
     f.flag = "--seed";
     f.exec = true;
     f.help = "seed for data and initial weights";
+    f.exec_help = "seed of kill:random's draw of a child (the program's own randomness is its own)";
     f.parse = [](CellConfig& c, const std::string& t) {
       c.workload.seed = static_cast<std::uint64_t>(parse_flag_int("--seed", t, 0, INT64_MAX));
     };
@@ -131,8 +132,12 @@ std::vector<CellFlag> make_flags() {
   flags.push_back(double_flag("--hang-timeout", "seconds without progress that make a hang", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.hang_timeout_s; }));
   flags.back().exec = true;
+  flags.back().exec_help = "seconds without a progress beat from any process of the program (before its first beat, "
+                           "without CPU time anywhere in its tree) that make a hang";
   flags.push_back(double_flag("--deadline", "seconds a cell repetition may take in all", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.deadline_s; }));
+  flags.back().exec_help = "seconds the program may run in all before it is stopped and called a deadline (raised to fit "
+                           "--duration)";
   flags.back().exec = true;
   {
     CellFlag f;
@@ -142,6 +147,10 @@ std::vector<CellFlag> make_flags() {
              "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s); under `exec`, a "
              "child of the program: kill:child@1 (its first child, 1 s after its birth), kill:child2@0.5, "
              "kill:random@2 (2 s after the start, one drawn with --seed), stall:child@1+5";
+    f.exec_help = "inject a fault into the program's process tree: kill:child@1 (SIGKILL its first child 1 s after "
+                  "that child's birth), kill:child2@0.5 (its second), kill:random@2 (2 s after the start, a live child "
+                  "drawn with --seed), stall:child@1+5 (SIGSTOP for 5 s, then SIGCONT); multiprocessing's helpers are "
+                  "never chosen";
     f.parse = [](CellConfig& c, const std::string& t) {
       try {
         c.fault = FaultPlan::parse(t);
@@ -163,6 +172,8 @@ std::vector<CellFlag> make_flags() {
     f.flag = "--stacks";
     f.exec = true;
     f.help = "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)";
+    f.exec_help = "on a hang, native stacks of the program's processes: gdb, proc (/proc only), auto (gdb when "
+                  "installed); Python stacks are taken in every case";
     f.parse = [](CellConfig& c, const std::string& t) {
       if (t != "gdb" && t != "proc" && t != "auto") {
         throw UsageError(fmt::format("--stacks must be gdb, proc or auto, got '{}'", t));

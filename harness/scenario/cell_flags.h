@@ -25,6 +25,7 @@ struct UsageError : std::runtime_error {
 struct CellFlag {
   std::string flag;     // "--steps"
   std::string help;     // for --help
+  std::string exec_help;  // for `exec --help`, where the flag means something of a program's ("": help)
   bool list = false;    // takes a comma-separated list (may be repeated)
   bool exec = false;    // `sharebench exec` takes it too (it changes how a program's cell is run or judged)
   bool exec_only = false;  // only `sharebench exec` takes it (`run` has no program to apply it to)

@@ -1,4 +1,4 @@
-// Scenario `averaging` (seed 000 example 3, seed 002 examples 2 and 3): every worker trains a
+// Scenario `averaging`: every worker trains a
 // private replica; they agree through averaging, over one of three transports:
 //   params-shm, grads-shm    shared-memory slots and the process-shared barrier
 //   params-pipe, grads-pipe  a manager process that collects every vector over a Unix socket and

@@ -1,4 +1,4 @@
-// Planted: a lock that excludes nobody (seed 000's mistake: each worker constructs its own). The
+// Planted: a lock that excludes nobody (each worker constructs its own). The
 // critical section is instrumented with the installed checkers (a SectionMonitor in the arena, a
 // GuardedSection around what the lock guards); `mutual-exclusion` must fail. On its first pass a
 // worker waits inside the section, up to a second, for the other to arrive: under a real lock the
