@@ -88,6 +88,14 @@ for command in ("run", "exec", "soak", "report", "compare", "merge", "repro", "l
         for flag in sorted(set(re.findall(r"^\s+(--[a-z][a-z-]+)", help_text, re.M)) - {"--help"}):
             if flag not in synopsis:
                 problems.append(f"README: `{command} {flag}` is not in the command synopsis")
+# A number the synopsis shows for an option is its default, as --help says.
+for command in ("run", "exec", "soak"):
+    help_text = subprocess.run([binary, command, "--help"], capture_output=True, text=True).stdout
+    defaults = dict(re.findall(r"^\s+(--[a-z][a-z-]+) \S+=([^\s\]]+)", help_text, re.M))
+    line = "\n".join(l for l in synopsis.split("build/sharebench ")[1:] if l.startswith(command + " "))
+    for flag, value in re.findall(r"\[(--[a-z][a-z-]+) ([0-9][0-9.]*)\]", line):
+        if flag in defaults and defaults[flag] != value:
+            problems.append(f"README: `{command} {flag} {value}` in the synopsis, but its default is {defaults[flag]}")
 for code in ("`0`", "`1`", "`2`", "`3`", "`128 + n`"):
     if code not in readme:
         problems.append(f"README: the exit code {code} is not stated")
