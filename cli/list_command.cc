@@ -44,7 +44,7 @@ std::function<int()> add_list_command(CLI::App& app) {
         nlohmann::json opt_outs = nlohmann::json::object();
         for (const auto& [check, why] : s->opt_outs()) opt_outs[check] = why;
         out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
-                       {"starts", starts}, {"variants", variants}, {"opted_out", opt_outs}});
+                       {"starts", starts}, {"min_procs", s->min_procs()}, {"variants", variants}, {"opted_out", opt_outs}});
       }
       std::puts(out.dump(2).c_str());
       return kExitOk;

@@ -57,6 +57,15 @@ for name in rows:
     if name not in {sc["name"] for sc in listed}:
         problems.append(f"README: the scenario table names `{name}`, which `list` does not know")
 
+# The default matrix's size, as the README's Quick start states it: every correct variant of every
+# scenario (a user's program aside) x fork, spawn, forkserver x 1 and 2 processes, where it can run.
+cells = sum(1 for sc in listed if sc["name"] != "exec" for v in sc["variants"] if not v["known_bug"]
+            for start in ("fork", "spawn", "forkserver") if start in sc["starts"]
+            for procs in (1, 2) if procs >= sc.get("min_procs", 1))
+stated = re.search(r"\((\d+) cells, about", section(readme, "## Quick start"))
+if not stated or int(stated.group(1)) != cells:
+    problems.append(f"README: the Quick start says {stated.group(1) if stated else 'no'} cells; the default matrix has {cells}")
+
 # --- checks -----------------------------------------------------------------------------------------
 emitted = set()
 for folder in ("harness", "scenarios"):
