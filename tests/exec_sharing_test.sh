@@ -55,6 +55,7 @@ judge dataloader 'verdict(cells[0], "fork-safety") == "pass"'
 # The file_system strategy: torch_shm_manager outlives the program by design, then reclaims.
 expect file_system 0 $all -- "$py" "$ex/file_system_strategy.py"
 judge file_system 'all(verdict(c, n) == "pass" for c in cells for n in ("no-leaks", "no-survivors", "shm-reclaimed"))'
+judge file_system 'all(any(p["role"] == "helper" and "torch_shm_manager" in p["command"] and p["end"].startswith("exited") for p in c["repetitions"][0]["processes"]) for c in cells)'
 leftover=$(ls /dev/shm | grep -c '^torch_' || true)
 [ "$leftover" -eq 0 ] || fail "torch_ segments left in /dev/shm: $(ls /dev/shm | grep '^torch_')"
 pgrep -x torch_shm_manag >/dev/null && fail "a torch_shm_manager is still running"
