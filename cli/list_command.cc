@@ -17,6 +17,13 @@ std::vector<std::string> starts_of(const std::vector<StartMethod>& methods) {
   for (StartMethod m : methods) names.emplace_back(to_string(m));
   return names;
 }
+
+// {"check": "why not here", ...}
+nlohmann::json opt_outs_of(const std::vector<std::pair<std::string, std::string>>& opt_outs) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [check, why] : opt_outs) out[check] = why;
+  return out;
+}
 }  // namespace
 
 std::function<int()> add_list_command(CLI::App& app) {
@@ -38,13 +45,13 @@ std::function<int()> add_list_command(CLI::App& app) {
                               {"min_procs_for_bug", v.min_procs_for_bug},
                               {"bug_starts", starts_of(v.bug_starts)},
                               {"locks_every_step", v.locks_every_step},
-                              {"not_soaked", v.not_soaked}});
+                              {"not_soaked", v.not_soaked},
+                              {"opted_out", opt_outs_of(v.opt_outs)}});
         }
         const std::vector<std::string> starts = starts_of(s->starts());
-        nlohmann::json opt_outs = nlohmann::json::object();
-        for (const auto& [check, why] : s->opt_outs()) opt_outs[check] = why;
         out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
-                       {"starts", starts}, {"min_procs", s->min_procs()}, {"variants", variants}, {"opted_out", opt_outs}});
+                       {"starts", starts}, {"min_procs", s->min_procs()}, {"variants", variants},
+                       {"opted_out", opt_outs_of(s->opt_outs())}});
       }
       std::puts(out.dump(2).c_str());
       return kExitOk;
@@ -60,6 +67,7 @@ std::function<int()> add_list_command(CLI::App& app) {
                      v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
         }
         if (!v.not_soaked.empty()) fmt::print("      not soaked: {}\n", v.not_soaked);
+        for (const auto& [check, why] : v.opt_outs) fmt::print("      no `{}` check: {}\n", check, why);
       }
       for (const auto& [check, why] : s->opt_outs()) {
         fmt::print(check == "soak" ? "  (not soaked: {1})\n" : "  (no `{0}` check: {1})\n", check, why);

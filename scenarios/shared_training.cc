@@ -136,7 +136,6 @@ void SharedTrainingScenario::work(WorkerContext& ctx) {
 void SharedTrainingScenario::check(CheckContext& ctx) {
   const WorkloadOptions& w = cell_.workload;
   SharedArena& arena = ctx.arena();
-  Repetition& rep = ctx.repetition();
   const bool exact = ctx.all_completed();
   auto& state = *arena.lookup<SharedState>(kStateRegion);  // not const: the checker may recover its lock
 
@@ -145,16 +144,8 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
   for (const auto& wv : ctx.workers()) {
     steps += wv.steps;
     run_s += wv.run_s;
-    Series s{"loss", wv.rank, {}};
-    for (int i = 0; i < wv.slot->point_count; ++i) {
-      const auto& p = wv.slot->points[i];
-      s.points.push_back(SeriesPoint{p.step, p.time_s, p.value});
-    }
-    ctx.series(std::move(s));
   }
-  if (auto it = rep.metrics.find("steps_per_s"); it != rep.metrics.end()) {
-    ctx.metric("samples_per_s", it->second * static_cast<double>(w.batch));
-  }
+  ctx.worker_series("loss", w.batch);
 
   if (uses_lock()) {
     const double wait = ctx.sum_metric("lock_wait_s");

@@ -31,7 +31,9 @@ for pair in locked/local-lock:mutual-exclusion locked/owner-death:liveness hogwi
             inference/writer:probe-identical averaging/no-barrier:replicas-agree averaging/skip-round:replicas-agree \
             snapshot/element-lock:consistent-snapshots ipc/early-reuse:message-checksums \
             ipc/early-reuse:buffer-lifetime ipc/producer-exits:producer-lifetime \
-            fork/threads-holding-lock:liveness fork/threads-holding-lock:fork-safe; do
+            fork/threads-holding-lock:liveness fork/threads-holding-lock:fork-safe \
+            a3c/private-state:optimizer-state-shared a3c/private-step:optimizer-state-shared \
+            a3c/lazy-state:optimizer-state-shared a3c/stale-grads:grads-delivered; do
   variant=${pair%%:*}
   check=${pair#*:}
   "$bin" run --scenario "$variant" --start fork --procs 2 "${quick[@]}" --disable-check "$check" \

@@ -12,7 +12,7 @@ not_cell=" --scenario --start --procs --known-bugs --repetitions --shard --out -
 not_cell+=" --input-shape --input-dtype "
 declare -A sample=(
   [--steps]=150 [--seed]=7 [--batch]=16 [--lr]=0.02 [--momentum]=0.5 [--hidden]=64 [--threads]=2
-  [--average-every]=5 [--step-delay-us]=10 [--hang-timeout]=7.5 [--deadline]=90 [--fault]=kill:1@5
+  [--average-every]=5 [--sync-every]=3 [--step-delay-us]=10 [--hang-timeout]=7.5 [--deadline]=90 [--fault]=kill:1@5
   [--arena-mb]=64 [--max-growth-mb]=48 [--model]=convnet-s [--chaos]=5 [--stacks]=proc [--disable-check]=mutual-exclusion,lost-updates
 )
 flags=$("$bin" run --help | grep -oE '^\s+--[a-z][a-z-]*' | tr -d ' ' | sort -u)

@@ -6,6 +6,8 @@
 #   hogwild                        opts out (its race is by design): exit 0, the race (in apply_sgd)
 #                                  still in the results
 #   locked, deadlock/same-order    the sanitizer check passes
+#   a3c/hogwild, a3c/locked        the lock-free shared optimizer's race (in SharedOptimizer::step)
+#                                  is in the results with no check; the locked one passes
 #   deadlock/lock-order-staggered  a lock-order inversion report; the planted bug is still as expected
 #   planted data-race/plain        (out of tree, against the installed TSan build, registered as a
 #                                  plain variant) the run exits 1, the check names data_race.cc:LINE
@@ -54,6 +56,15 @@ expect hogwild '"WARNING: ThreadSanitizer: data race" in report and "apply_sgd" 
 
 run locked 0 --scenario locked --steps 200
 expect locked 'checks["sanitizer"]["verdict"] == "pass"' "the sanitizer check did not pass"
+
+# a3c: the lock-free shared optimizer races in its step (by design: opted out per variant, the
+# report kept); the locked one is ordered by its lock.
+run a3c-hogwild 0 --scenario a3c/hogwild --steps 100
+expect a3c-hogwild '"sanitizer" not in checks' "opted out, yet a sanitizer check"
+expect a3c-hogwild '"WARNING: ThreadSanitizer: data race" in report and "SharedOptimizer::step" in report' \
+  "the race in SharedOptimizer::step is not in the results"
+run a3c-locked 0 --scenario a3c/locked --steps 100
+expect a3c-locked 'checks["sanitizer"]["verdict"] == "pass" and not report' "the locked shared optimizer raced"
 
 run staggered 0 --scenario deadlock/lock-order-staggered
 expect staggered '"lock-order-inversion" in report and checks["sanitizer"]["verdict"] == "fail"' "no lock-order inversion reported"

@@ -2,11 +2,15 @@
 #include "workload/serial_reference.h"
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <map>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "torch_support/arena_tensors.h"
+#include "torch_support/shared_optimizer.h"
 #include "workload/standard_workload.h"
 
 namespace sharebench {
@@ -24,12 +28,18 @@ std::vector<float> flatten(Model& model) {
 }
 }  // namespace
 
-const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps) {
+namespace {
+// Trains one model serially for `steps` steps of `procs` batches each (t = s·procs + r,
+// concatenated), updating it with what make_update(params) returns, and caches the result under
+// `key` (every workload field that changes the result is in it).
+using Update = std::function<void()>;
+const SerialReference& train_serially(const WorkloadOptions& w, int procs, std::int64_t steps, const std::string& how,
+                                      const std::function<Update(Model&)>& make_update) {
   static std::mutex mu;
   static std::map<std::string, SerialReference> cache;
-  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum,
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", w.seed, w.batch, w.lr, w.momentum,
                                       w.input, w.hidden, w.classes, w.train_rows, w.test_rows, procs, steps, w.model,
-                                      w.input_shape, w.input_dtype);
+                                      w.input_shape, w.input_dtype, how);
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
@@ -37,9 +47,7 @@ const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, in
   const Dataset data = make_dataset(w);
   const auto owned = make_model(w);
   Model& model = *owned;
-  const auto params = model.parameters();
-  std::vector<torch::Tensor> buffers;
-  for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
+  const Update update = make_update(model);
   const std::int64_t every = series_interval(steps);
   double window = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -55,7 +63,7 @@ const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, in
       y = torch::cat(ys);
     }
     window += compute_gradients(model, x, y);
-    apply_sgd(params, buffers, w.lr, w.momentum);
+    update();
     if ((s + 1) % every == 0) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ref.loss.push_back(SeriesPoint{static_cast<double>((s + 1) * procs), elapsed, window / every});
@@ -67,6 +75,35 @@ const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, in
   ref.heldout_loss = heldout_loss(model, data);
   ref.final_parameters = flatten(model);
   return cache.emplace(key, std::move(ref)).first->second;
+}
+}  // namespace
+
+const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps) {
+  return train_serially(w, procs, steps, "sgd", [&w](Model& model) -> Update {
+    auto params = model.parameters();
+    std::vector<torch::Tensor> buffers;
+    for (const auto& p : params) buffers.push_back(torch::zeros_like(p));
+    return [params, buffers, &w] { apply_sgd(params, buffers, w.lr, w.momentum); };
+  });
+}
+
+const SerialReference& serial_optimizer_reference(const WorkloadOptions& w, std::int64_t total_steps,
+                                                  const OptimizerOptions& options) {
+  const std::string how = fmt::format("{}/{}", options.kind == OptimizerKind::kAdam ? "adam" : "rmsprop", options.lr);
+  return train_serially(w, 1, total_steps, how, [&options](Model& model) -> Update {
+    // The workers' own optimizer, over a private arena of this process: the same arithmetic.
+    auto params = model.parameters();
+    std::int64_t bytes = 1 << 20;
+    for (const auto& p : params) bytes += 4 * p.numel() * 4 + 2 * SharedArena::kAlignment;
+    auto arena = std::make_shared<SharedArena>(SharedArena::create(static_cast<std::size_t>(bytes)));
+    publish_parameters(*arena, params, "serial.model");
+    publish_optimizer_state(*arena, "serial.opt", params, options.kind);
+    auto opt = std::make_shared<SharedOptimizer>(*arena, "serial.opt", params, options, 0);
+    return [arena, opt, params] {
+      deliver_gradients(params, opt->gradients());
+      opt->step();
+    };
+  });
 }
 
 const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t total_steps) {

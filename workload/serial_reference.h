@@ -8,6 +8,7 @@
 
 #include "harness/results/results.h"
 #include "harness/scenario/cell_config.h"
+#include "torch_support/shared_optimizer.h"
 
 namespace sharebench {
 
@@ -23,6 +24,11 @@ const SerialReference& serial_reference(const WorkloadOptions& w, std::int64_t t
 // Large-batch SGD: each of `steps` steps trains on the `procs` batches t = s·procs + r
 // concatenated, the serial equivalent of averaging `procs` workers' gradients every step.
 const SerialReference& serial_large_batch_reference(const WorkloadOptions& w, int procs, std::int64_t steps);
+
+// A shared optimizer's serial twin: one process steps Adam or RMSprop (SharedOptimizer's own
+// arithmetic) over `total_steps` batches in the workers' order; a3c's convergence oracle.
+const SerialReference& serial_optimizer_reference(const WorkloadOptions& w, std::int64_t total_steps,
+                                                  const OptimizerOptions& options);
 
 // Points every this many steps so a run has about 100 points (WorkerSlot holds 512).
 std::int64_t series_interval(std::int64_t steps);

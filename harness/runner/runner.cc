@@ -357,7 +357,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
           progress(p);
         };
       }
-      WatchdogLimits limits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell) && !info->opted_out("stacks")};
+      WatchdogLimits limits{cell.hang_timeout_s, cell.deadline_s, wants_gdb_stacks(cell) && !info->opted_out("stacks", cell.variant)};
       limits.launch_deadline_s = launch_deadline_s(cell.start, cell.procs, usable_cores(), cell.hang_timeout_s);
       sup = supervise(*group, *block, limits,
                       [&] {
@@ -386,7 +386,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
     {  // every worker is gone: its sanitizer reports, if any, are complete
       const SanitizerReports reports = read_sanitizer_reports(private_dir.path());
       rep.sanitizer_report = reports.text;  // kept when the scenario opted out: the race it expects
-      if (!info->opted_out("sanitizer")) {
+      if (!info->opted_out("sanitizer", cell.variant)) {
         if (auto check = sanitizer_check(reports)) rep.checks.push_back(*check);
       }
     }
@@ -419,14 +419,14 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.checks.push_back(Check{"checker", Verdict::kUnknown, std::nullopt,
                                  fmt::format("the scenario's checker threw: {}", e.what())});
     }
-    if (!info->opted_out("lock-order")) {
+    if (!info->opted_out("lock-order", cell.variant)) {
       if (auto order = lock_order_check(block->locks, rep.checks)) rep.checks.push_back(*order);
     }
-    if (!info->opted_out("lock-init")) {
+    if (!info->opted_out("lock-init", cell.variant)) {
       if (auto init = lock_init_check(block->locks)) rep.checks.push_back(*init);
     }
     // After check(): a scenario that records model_bytes scales the bound with its model.
-    if (!info->opted_out("memory")) {
+    if (!info->opted_out("memory", cell.variant)) {
       const auto model = rep.metrics.find("model_bytes");
       const double model_mb = model == rep.metrics.end() ? 0 : model->second / (1 << 20);
       if (auto memory = memory_check(sup, *block, cell, model_mb)) rep.checks.push_back(*memory);
@@ -453,7 +453,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
       rep.metrics["chaos_preemptions"] = static_cast<double>(sum.preemptions);
       rep.metrics["chaos_preempted_s"] = static_cast<double>(sum.preempted_ns) * 1e-9;
     }
-    if (!info->opted_out("model-shared")) {
+    if (!info->opted_out("model-shared", cell.variant)) {
       std::map<int, double> peak_uss_mb;
       for (const auto& [rank, track] : sup.memory) {
         const WorkerSlot& s = block->slots[rank];

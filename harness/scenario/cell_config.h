@@ -40,6 +40,7 @@ struct WorkloadOptions {
   std::uint64_t seed = 1;
   std::int64_t step_delay_us = 0;    // an artificial pause after every step: slows a run on purpose
   std::int64_t average_every = 10;   // averaging: steps between parameter-averaging rounds
+  std::int64_t sync_every = 1;       // a3c: steps between pulls of the shared parameters into a worker's replica
   // The model every strategy shares (workload/model_zoo.h): "mlp" (the MLP above), a built-in
   // (convnet-s, convnet-m, transformer-s, transformer-m) or the path of a TorchScript file, whose
   // one sample is `input_shape` ("3,32,32") of `input_dtype` ("float32", or "int64:V" for tokens

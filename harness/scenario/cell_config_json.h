@@ -15,7 +15,7 @@ namespace sharebench {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadOptions, steps, batch, lr, momentum, input, hidden, classes,
                                                 train_rows, test_rows, threads_per_worker, seed, step_delay_us,
-                                                average_every, model, input_shape, input_dtype)
+                                                average_every, sync_every, model, input_shape, input_dtype)
 
 // Enums are words; an unknown word is an error, not the first value.
 inline void to_json(nlohmann::json& j, StartMethod m) { j = std::string(to_string(m)); }

@@ -127,6 +127,8 @@ std::vector<CellFlag> make_flags() {
                            [](CellConfig& c) -> std::int64_t& { return c.workload.threads_per_worker; }));
   flags.push_back(int_flag("--average-every", "averaging: steps between parameter-averaging rounds", 1, kMaxSteps,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.average_every; }));
+  flags.push_back(int_flag("--sync-every", "a3c: steps between pulls of the shared parameters into a worker's replica",
+                           1, kMaxSteps, [](CellConfig& c) -> std::int64_t& { return c.workload.sync_every; }));
   flags.push_back(int_flag("--step-delay-us", "pause after every step, µs (slows a run on purpose)", 0, 10'000'000,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.step_delay_us; }));
   flags.push_back(double_flag("--hang-timeout", "seconds without progress that make a hang", 0.01, kMaxTimeoutS,

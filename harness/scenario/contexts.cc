@@ -153,4 +153,17 @@ void CheckContext::metric(std::string name, double value) { rep_.metrics[std::mo
 
 void CheckContext::series(Series s) { rep_.series.push_back(std::move(s)); }
 
+void CheckContext::worker_series(const std::string& name, std::int64_t batch) {
+  for (const auto& wv : workers_) {
+    Series s{name, wv.rank, {}};
+    for (int i = 0; i < wv.slot->point_count; ++i) {
+      s.points.push_back(SeriesPoint{wv.slot->points[i].step, wv.slot->points[i].time_s, wv.slot->points[i].value});
+    }
+    series(std::move(s));
+  }
+  if (auto it = rep_.metrics.find("steps_per_s"); it != rep_.metrics.end()) {
+    metric("samples_per_s", it->second * static_cast<double>(batch));
+  }
+}
+
 }  // namespace sharebench

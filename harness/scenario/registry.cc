@@ -62,6 +62,12 @@ ScenarioInfo* ScenarioInfo::LocksEveryStep() {
   return this;
 }
 
+ScenarioInfo* ScenarioInfo::VariantOptOut(std::string check, std::string reason) {
+  if (variants_.empty()) throw std::logic_error("VariantOptOut() follows a Variant() of scenario " + name_);
+  variants_.back().opt_outs.emplace_back(std::move(check), std::move(reason));
+  return this;
+}
+
 ScenarioInfo* ScenarioInfo::NotSoaked(std::string reason) {
   if (variants_.empty() || variants_.back().known_bug) {
     throw std::logic_error("NotSoaked() follows a Variant() (not a KnownBug) of scenario " + name_);

@@ -115,6 +115,9 @@ class CheckContext {
   void check(std::string name, Verdict verdict, std::optional<double> value, std::string message);
   void metric(std::string name, double value);
   void series(Series s);
+  // Each worker's recorded points (WorkerContext::record_point) as a series `name`, one per rank;
+  // and, when the harness measured steps_per_s, samples_per_s for `batch` samples a step.
+  void worker_series(const std::string& name, std::int64_t batch);
   Repetition& repetition() { return rep_; }
 
  private:
@@ -149,6 +152,7 @@ struct VariantInfo {
   bool locks_every_step = false;        // workers take a ProcessMutex in every step
   std::string not_soaked;               // why `soak` leaves this clean variant out; empty: it soaks it
   std::vector<std::string> must_fail_under_chaos;  // may-fail checks that --chaos makes certain
+  std::vector<std::pair<std::string, std::string>> opt_outs;  // harness check → why not for this variant
   bool bug_shows_under(StartMethod m) const {
     return bug_starts.empty() || std::find(bug_starts.begin(), bug_starts.end(), m) != bug_starts.end();
   }
@@ -207,8 +211,15 @@ class ScenarioInfo {
     opt_outs_.emplace_back(std::move(check), std::move(reason));
     return this;
   }
-  bool opted_out(std::string_view check) const {
-    return std::any_of(opt_outs_.begin(), opt_outs_.end(), [&](const auto& o) { return o.first == check; });
+  // The same for the last variant alone (a lock-free variant beside a locked one: its race is by
+  // design, the locked one's would be a bug): ->VariantOptOut("sanitizer", "...").
+  ScenarioInfo* VariantOptOut(std::string check, std::string reason);
+  // Whether `check` is off for the scenario, or (given) for its variant `variant`.
+  bool opted_out(std::string_view check, std::string_view variant = {}) const {
+    const auto named = [&](const auto& o) { return o.first == check; };
+    if (std::any_of(opt_outs_.begin(), opt_outs_.end(), named)) return true;
+    const VariantInfo* v = variant.empty() ? nullptr : find_variant(variant);
+    return v != nullptr && std::any_of(v->opt_outs.begin(), v->opt_outs.end(), named);
   }
   const std::vector<std::pair<std::string, std::string>>& opt_outs() const { return opt_outs_; }
 

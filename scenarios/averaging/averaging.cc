@@ -247,16 +247,7 @@ class AveragingScenario : public Scenario {
     } else {
       check_replicas_agree(ctx, ReplicaLog::attach(arena, kChecksums));
     }
-    for (const auto& wv : ctx.workers()) {
-      Series s{"loss", wv.rank, {}};
-      for (int i = 0; i < wv.slot->point_count; ++i) {
-        s.points.push_back(SeriesPoint{wv.slot->points[i].step, wv.slot->points[i].time_s, wv.slot->points[i].value});
-      }
-      ctx.series(std::move(s));
-    }
-    if (auto it = ctx.repetition().metrics.find("steps_per_s"); it != ctx.repetition().metrics.end()) {
-      ctx.metric("samples_per_s", it->second * static_cast<double>(w.batch));
-    }
+    ctx.worker_series("loss", w.batch);
     // Against large-batch serial SGD over the same batches.
     const SerialReference& ref = serial_large_batch_reference(w, world_, w.steps);
     const torch::Tensor final = arena_view(arena, "final", {cell_.procs, state->floats});
