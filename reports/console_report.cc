@@ -71,7 +71,12 @@ std::vector<Column> columns_for(ScenarioKind kind) {
                  const auto loss = mean_metric(c, "heldout_loss");
                  return loss ? fmt::format("{:.3f} ({})", *loss, fixed(mean_metric(c, "serial_heldout_loss"), 3)) : "-";
                }},
-              lockwait, memory, launch};
+              lockwait,
+              // Lock-free training: the share of steps whose update an overlap lost (Hogwild's figure).
+              {"LOST", 6, [](const CellResult& c) { return percent(mean_metric(c, "lost_update_rate")); }},
+              // a3c: the share of worker time spent pulling the shared parameters into the replica.
+              {"SYNC", 6, [](const CellResult& c) { return percent(mean_metric(c, "sync_frac")); }},
+              memory, launch};
     case ScenarioKind::kInference:
       return {{"BATCHES/S", 10, rate("steps_per_s")},
               {"SAMPLES/S", 10, rate("samples_per_s")},

@@ -23,7 +23,8 @@ std::string metric(const Repetition& r, const char* name) {
 }
 
 const char* kMetrics[] = {"steps_per_s", "samples_per_s", "heldout_loss", "serial_heldout_loss",
-                          "lost_updates", "lock_wait_frac", "launch_s_max", "run_s"};
+                          "lost_updates", "lock_wait_frac", "sync_frac", "lost_step_increments",
+                          "launch_s_max", "run_s"};
 }  // namespace
 
 std::string render_csv(const RunResult& run) {

@@ -224,6 +224,17 @@ json chart_specs(const RunResult& run) {
       charts.push_back(chart("lockwait-" + key, scenario + ": share of worker time waiting for the lock",
                              "processes", "% of worker time", wait, per_procs));
     }
+    // a3c: time pulling the shared parameters into the replicas; lock-free: updates lost to overlaps.
+    const json sync = lines_by_procs(cells, variants, "sync_frac", 100);
+    if (!sync.empty()) {
+      charts.push_back(chart("sync-" + key, scenario + ": share of worker time syncing the local replica",
+                             "processes", "% of worker time", sync, per_procs));
+    }
+    const json lost = lines_by_procs(cells, variants, "lost_update_rate", 100);
+    if (!lost.empty()) {
+      charts.push_back(chart("lost-" + key, scenario + ": steps whose update an overlapping step lost (lock-free)",
+                             "processes", "% of steps", lost, per_procs));
+    }
     // Memory per worker (private and shared), when the run measured it.
     const json memory = lines_by_procs(cells, variants, "worker_uss_mb_peak", 1);
     if (!memory.empty()) {

@@ -138,17 +138,20 @@ std::string render_markdown(const RunResult& run) {
     md += "\n";
   }
 
-  md += "## Cells\n\n| cell | result | steps/s | samples/s | held-out loss | serial | lock wait | launch (ms) |\n"
-        "|---|---|--:|--:|--:|--:|--:|--:|\n";
+  md += "## Cells\n\n| cell | result | steps/s | samples/s | held-out loss | serial | lock wait | lost | sync | launch (ms) |\n"
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const auto& c : run.cells) {
     const CellOutcome o = c.outcome();
     std::string result = badge(o.kind);
     if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) result += ": " + cell_text(o.reason);
-    const double wait = cell_mean(c, "lock_wait_frac");
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.config.id()), result,
+    const auto share = [&c](const char* metric) {
+      const double v = cell_mean(c, metric);
+      return std::isnan(v) ? std::string("–") : fmt::format("{:.0f}%", v * 100);
+    };
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.config.id()), result,
                       num(cell_mean(c, "steps_per_s"), 0), num(cell_mean(c, "samples_per_s"), 0),
                       num(cell_mean(c, "heldout_loss"), 3), num(cell_mean(c, "serial_heldout_loss"), 3),
-                      std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),
+                      share("lock_wait_frac"), share("lost_update_rate"), share("sync_frac"),
                       num(cell_mean(c, "launch_s_max") * 1000, 1));
   }
   md += "\n## Environment\n\n| | |\n|---|---|\n";

@@ -146,8 +146,8 @@ TEST(MayFailBug, CaughtWithItsRateOrOkSayingItDidNotShow) {
 
 TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
   const std::string out = render_console(testing::report_fixture(), false);
-  expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+USS/WORKER\s+LAUNCH)",
-                       R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+-\s+20 ms)",
+  expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+LOST\s+SYNC\s+USS/WORKER\s+LAUNCH)",
+                       R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+-\s+-\s+-\s+20 ms)",
                        R"(messages\nCELL\s+RESULT\s+MSGS/S\s+GB/S\s+USS/WORKER\s+LAUNCH)",
                        R"(locked/local-lock@spawn:2\s+bug caught\s+~4500)", R"(~ timed region under 0\.2 s)",
                        R"(bug caught locked/local-lock@spawn:2 by mutual-exclusion: 1900 of 2000 guarded sections overlapped)",
