@@ -10,6 +10,7 @@
 
 #include "harness/checkers/model_sharing.h"
 #include "torch_support/arena_tensors.h"
+#include "torch_support/optimizer_kernels.h"
 
 namespace sharebench {
 
@@ -131,32 +132,19 @@ void SharedOptimizer::step(const std::uint64_t* computed) {
   const auto lr = static_cast<float>(options_.lr);
   const auto eps = static_cast<float>(options_.eps);
   if (options_.kind == OptimizerKind::kAdam) {
-    const auto b1 = static_cast<float>(options_.beta1);
-    const auto b2 = static_cast<float>(options_.beta2);
-    const auto step_size = static_cast<float>(options_.lr / (1 - std::pow(options_.beta1, static_cast<double>(t))));
-    const auto bc2_root = static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, static_cast<double>(t))));
+    const auto tt = static_cast<double>(t);
+    const AdamStep s{static_cast<float>(options_.lr / (1 - std::pow(options_.beta1, tt))),
+                     static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, tt))), static_cast<float>(options_.beta1),
+                     static_cast<float>(options_.beta2), eps};
     for (std::size_t i = 0; i < n; ++i) {
-      float* p = params_[i].data_ptr<float>();
-      const float* g = grads_[i].data_ptr<float>();
-      float* m = moments_[i].data_ptr<float>();
-      float* v = moments_[n + i].data_ptr<float>();
-      for (std::int64_t k = 0, e = params_[i].numel(); k < e; ++k) {
-        m[k] = b1 * m[k] + (1 - b1) * g[k];
-        v[k] = b2 * v[k] + (1 - b2) * g[k] * g[k];
-        p[k] -= step_size * m[k] / (std::sqrt(v[k]) / bc2_root + eps);
-      }
+      adam_update(params_[i].data_ptr<float>(), grads_[i].data_ptr<float>(), moments_[i].data_ptr<float>(),
+                  moments_[n + i].data_ptr<float>(), params_[i].numel(), s);
     }
     return;
   }
-  const auto a = static_cast<float>(options_.alpha);
   for (std::size_t i = 0; i < n; ++i) {
-    float* p = params_[i].data_ptr<float>();
-    const float* g = grads_[i].data_ptr<float>();
-    float* v = moments_[i].data_ptr<float>();
-    for (std::int64_t k = 0, e = params_[i].numel(); k < e; ++k) {
-      v[k] = a * v[k] + (1 - a) * g[k] * g[k];
-      p[k] -= lr * g[k] / (std::sqrt(v[k]) + eps);
-    }
+    rmsprop_update(params_[i].data_ptr<float>(), grads_[i].data_ptr<float>(), moments_[i].data_ptr<float>(),
+                   params_[i].numel(), lr, static_cast<float>(options_.alpha), eps);
   }
 }
 
