@@ -37,7 +37,7 @@ schema_md = read("docs/results-schema.md")
 # --- scenarios, variants, known bugs --------------------------------------------------------------
 listed = json.loads(subprocess.check_output([binary, "list", "--format", "json"]))
 table = section(readme, "## Scenarios")
-rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z-]+)` \|.*$", table, re.M)}
+rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z0-9-]+)` \|.*$", table, re.M)}
 for sc in listed:
     name = sc["name"]
     if name == "exec":
