@@ -53,6 +53,17 @@ expect_refused nproc-wide RLIMIT_NPROC user "ulimit -u 40" "run --scenario locke
 expect_refused soak-nproc RLIMIT_NPROC user "ulimit -u 6" "soak --cells 2 --format none"
 expect_refused nofile-6 RLIMIT_NOFILE root "ulimit -n 6" "$cell"
 expect_refused nofile-threads RLIMIT_NOFILE root "ulimit -n 200" "run --scenario locked/whole-step --start thread --procs 64 --steps 10 --format none"
+# Two more tasks of the user alive under `ulimit -u 3`: OpenBLAS's constructor (before main) could
+# not start its pool, and even `list` died there. The binary now re-executes itself with one BLAS
+# thread under a low limit: `list` works and `run` is refused by the preflight, one line.
+hold="sleep 20 & sleep 20 & ulimit -u 3"
+timeout -s KILL 60 runuser -u "$user" -- bash -c "$hold; exec $bin list" >"$out/nproc-3-busy-list.out" \
+  2>"$out/nproc-3-busy-list.err"
+code=$?
+[ $code -eq 0 ] || fail "nproc-3-busy-list: exit $code, want 0: $(head -3 "$out/nproc-3-busy-list.err")"
+grep -q "^a3c:" "$out/nproc-3-busy-list.out" || fail "nproc-3-busy-list: no scenario listed"
+grep -q "pthread_create failed" "$out/nproc-3-busy-list.err" && fail "nproc-3-busy-list: OpenBLAS still failed to start its pool"
+expect_refused nproc-3-busy RLIMIT_NPROC user "$hold" "$cell"
 expect_passes nproc-enough user "ulimit -u 100" "$cell"
 expect_passes nofile-soft-raised root "ulimit -Sn 20" "run --scenario locked/whole-step,averaging/params-gloo --start fork,thread --procs 4 --steps 100 --format none"
 exit $status
