@@ -70,9 +70,7 @@ class A3cScenario : public Scenario {
     const WorkloadOptions& w = cell_.workload;
     SharedArena& arena = ctx.arena();
     auto* state = arena.create<A3cState>(kStateRegion);
-    publish_dataset(arena, make_dataset(w));
-    const auto model = make_model(w);
-    publish_parameters(arena, model->parameters(), kParamsPrefix);
+    const auto model = publish_training_workload(arena, w, kParamsPrefix);
     state->initial_checksum = parameter_checksum(model->parameters());
     publish_optimizer_state(arena, kOptimizerPrefix, model->parameters(), optimizer_of(cell_).kind,
                             /*make_state=*/mistake_ != Mistake::kLazyState);
@@ -169,24 +167,13 @@ void A3cScenario::check(CheckContext& ctx) {
     run_s += wv.run_s;
   }
   ctx.worker_series("loss", w.batch);
-  const double wait = ctx.sum_metric("lock_wait_s");
   const double sync = ctx.sum_metric("sync_s");
   ctx.metric("sync_s", sync);
   if (run_s > 0) ctx.metric("sync_frac", sync / run_s);
   // A worker killed by a fault may die between the counter and the count: only a run whose
   // workers all finished holds the counter to every step.
   const bool exact = ctx.all_completed();
-  if (locked_) {
-    ctx.metric("lock_wait_s", wait);
-    if (run_s > 0) ctx.metric("lock_wait_frac", wait / run_s);
-    check_mutual_exclusion(ctx, state.section);
-    check_lost_updates(ctx, state.section);
-  } else {  // lock-free steps lose updates by design: figures, not verdicts
-    const double lost = state.section.lost_updates();
-    ctx.metric("lost_updates", lost);
-    ctx.metric("lost_update_rate", steps > 0 ? lost / static_cast<double>(steps) : 0);
-    ctx.metric("overlapping_sections", static_cast<double>(state.section.overlaps.load()));
-  }
+  judge_training_section(ctx, state.section, locked_, steps, run_s);  // lock-free: figures, no verdict
   const auto shared = make_model(w);
   bind_parameters(arena, shared->parameters(), kParamsPrefix);
   const auto params = shared->parameters();

@@ -37,9 +37,7 @@ void SharedTrainingScenario::setup(SetupContext& ctx) {
   const WorkloadOptions& w = cell_.workload;
   SharedArena& arena = ctx.arena();
   auto* state = arena.create<SharedState>(kStateRegion);
-  publish_dataset(arena, make_dataset(w));
-  const auto model = make_model(w);
-  publish_parameters(arena, model->parameters(), kParamsPrefix);
+  const auto model = publish_training_workload(arena, w, kParamsPrefix);
   state->initial_checksum = parameter_checksum(model->parameters());
   if (w.momentum > 0) parameter_shaped(arena, model->parameters(), kMomentumPrefix, /*create=*/true);
 }
@@ -147,18 +145,7 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
   }
   ctx.worker_series("loss", w.batch);
 
-  if (uses_lock()) {
-    const double wait = ctx.sum_metric("lock_wait_s");
-    ctx.metric("lock_wait_s", wait);
-    if (run_s > 0) ctx.metric("lock_wait_frac", wait / run_s);
-    check_mutual_exclusion(ctx, state.section);
-    check_lost_updates(ctx, state.section);
-  } else {  // Hogwild loses updates by design: the rate is a figure, not a verdict
-    const double lost = state.section.lost_updates();
-    ctx.metric("lost_updates", lost);
-    ctx.metric("lost_update_rate", steps > 0 ? lost / static_cast<double>(steps) : 0);
-    ctx.metric("overlapping_sections", static_cast<double>(state.section.overlaps.load()));
-  }
+  judge_training_section(ctx, state.section, uses_lock(), steps, run_s);  // Hogwild: figures, no verdict
   {
     const auto shared = make_model(w);
     bind_parameters(arena, shared->parameters(), kParamsPrefix);

@@ -44,4 +44,11 @@ Dataset bind_dataset(SharedArena& arena, const WorkloadOptions&) {
   return Dataset{views[0], views[1], views[2], views[3]};
 }
 
+std::unique_ptr<Model> publish_training_workload(SharedArena& arena, const WorkloadOptions& w, const std::string& prefix) {
+  publish_dataset(arena, make_dataset(w));
+  auto model = make_model(w);
+  publish_parameters(arena, model->parameters(), prefix);
+  return model;
+}
+
 }  // namespace sharebench

@@ -52,4 +52,20 @@ void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const 
                                     low, entries));
 }
 
+void judge_training_section(CheckContext& ctx, const SectionMonitor& monitor, bool locked, std::int64_t steps,
+                            double run_s) {
+  if (locked) {
+    const double wait = ctx.sum_metric("lock_wait_s");
+    ctx.metric("lock_wait_s", wait);
+    if (run_s > 0) ctx.metric("lock_wait_frac", wait / run_s);
+    check_mutual_exclusion(ctx, monitor);
+    check_lost_updates(ctx, monitor);
+    return;
+  }
+  const double lost = monitor.lost_updates();
+  ctx.metric("lost_updates", lost);
+  ctx.metric("lost_update_rate", steps > 0 ? lost / static_cast<double>(steps) : 0);
+  ctx.metric("overlapping_sections", static_cast<double>(monitor.overlaps.load()));
+}
+
 }  // namespace sharebench

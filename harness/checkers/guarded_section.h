@@ -61,4 +61,11 @@ void check_mutual_exclusion(CheckContext& ctx, const SectionMonitor& monitor,
 // last section is indeterminate, as a killed client's last write is in Jepsen's counter).
 void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name = "lost-updates");
 
+// A training strategy's section, whichever way it is guarded. Under a lock: both checks above, and
+// the workers' summed `lock_wait_s` as the metrics lock_wait_s and lock_wait_frac (over `run_s`,
+// the workers' summed run time). With no lock (Hogwild), overlaps lose updates by design: the
+// figures lost_updates, lost_update_rate (over `steps`) and overlapping_sections, no verdict.
+void judge_training_section(CheckContext& ctx, const SectionMonitor& monitor, bool locked, std::int64_t steps,
+                            double run_s);
+
 }  // namespace sharebench
