@@ -3,7 +3,8 @@
 # docs/reports.md):
 #   a run against itself: no change (exit 0; inconclusive when the machine's noise is wider than
 #   the threshold, never a regression);
-#   against a copy slowed by about 20 % (--step-delay-us): regression, naming the cell (exit 1);
+#   against a copy slowed by about a quarter (--step-delay-us, runs interleaved with the base
+#   so the VM's drift falls on both): regression, naming the cell (exit 1);
 #   at 2 repetitions a side: inconclusive (exit 0; exit 4 with --strict), never a regression;
 #   a candidate whose check fails: a correctness regression (exit 1);
 #   foreign, malformed or unrelated files and a bad threshold: one line, exit 2.
@@ -19,23 +20,35 @@ decision() {  # FILE METRIC: the decision of the first change of that metric in 
   python3 -c 'import json,sys; print(next(c["decision"] for c in json.load(open(sys.argv[1]))["changes"] if c["metric"]==sys.argv[2]))' "$1" "$2"
 }
 
-"$bin" run "${cell[@]}" --repetitions "$reps" --out "$out/base" || fail "base run"
-# A copy about 20 % slower. A sleep costs far more than it asks for on a VM (about 0.1-0.2 ms), so
-# the delay is found from two short calibration runs (a 1 µs delay and a quarter of the step
-# time), interpolating the slowdown between them to 20 %.
 median_sps() { python3 -c 'import json,sys,statistics as s
 print(s.median(x["metrics"]["steps_per_s"] for x in json.load(open(sys.argv[1]))["cells"][0]["repetitions"]))' "$1"; }
-base_sps=$(median_sps "$out/base/results.json")
-step_us=$(python3 -c "print(int(1e6/$base_sps))")
-far=$((step_us / 4))
-"$bin" run "${cell[@]}" --repetitions 3 --step-delay-us 1 --out "$out/calibrate-near" || fail "calibration run"
-"$bin" run "${cell[@]}" --repetitions 3 --step-delay-us "$far" --out "$out/calibrate-far" || fail "calibration run"
-delay=$(python3 -c "
-r1=1-$(median_sps "$out/calibrate-near/results.json")/$base_sps; r2=1-$(median_sps "$out/calibrate-far/results.json")/$base_sps
-d = 1 + (0.20-r1)*($far-1)/(r2-r1) if r2 > r1 else $far
-print(max(1, int(d)))")
-echo "base: $reps repetitions, $step_us µs a step; slowed copy: --step-delay-us $delay"
-"$bin" run "${cell[@]}" --repetitions "$reps" --step-delay-us "$delay" --out "$out/slow" || fail "slow run"
+"$bin" run "${cell[@]}" --repetitions 3 --out "$out/probe" || fail "probe run"
+step_us=$(python3 -c "print(int(1e6/$(median_sps "$out/probe/results.json")))")
+# A copy about a quarter slower: a pause of a quarter of a step after each step (a sleep costs a
+# little more than it asks for on a VM). Base and slowed repetitions alternate, one run each, so
+# the VM's drift (its speed moved by a fifth between consecutive runs on a noisy day, which made
+# a calibrated 20 % copy indistinguishable from its base) falls on both alike; each side's runs
+# are then joined into one results file of $reps repetitions.
+delay=$((step_us / 4))
+echo "base: $reps repetitions, $step_us µs a step; slowed copy: --step-delay-us $delay (interleaved)"
+for i in $(seq 1 "$reps"); do
+  "$bin" run "${cell[@]}" --repetitions 1 --out "$out/base-$i" || fail "base run $i"
+  "$bin" run "${cell[@]}" --repetitions 1 --step-delay-us "$delay" --out "$out/slow-$i" || fail "slow run $i"
+done
+join_runs() {  # NAME: $out/NAME-1..reps joined into $out/NAME/results.json (the first run's, every repetition)
+  mkdir -p "$out/$1"
+  python3 - "$out" "$1" "$reps" <<'PY'
+import json, sys
+out, name, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+runs = [json.load(open(f"{out}/{name}-{i}/results.json")) for i in range(1, reps + 1)]
+joined = runs[0]
+for r in runs[1:]:
+    joined["cells"][0]["repetitions"] += r["cells"][0]["repetitions"]
+json.dump(joined, open(f"{out}/{name}/results.json", "w"))
+PY
+}
+join_runs base
+join_runs slow
 "$bin" run "${cell[@]}" --repetitions 2 --out "$out/base2" || fail "base run, 2 repetitions"
 "$bin" run "${cell[@]}" --repetitions 2 --step-delay-us "$delay" --out "$out/slow2" || fail "slow run, 2 repetitions"
 "$bin" run "${cell[@]}" --repetitions 2 --lr 99 --out "$out/broken"; [ $? -eq 1 ] || fail "a diverging run must exit 1"
