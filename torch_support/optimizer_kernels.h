@@ -1,8 +1,8 @@
 // The element loops of the shared optimizer (shared_optimizer.h), torch-free: Adam's and RMSprop's
 // update of one parameter tensor in place, as torch computes them. Plain loops in this project's
 // own code, so ThreadSanitizer sees lock-free steps race on the floats; compiled without errno for
-// the square root, so they vectorise (a step of the standard MLP's 85 000 parameters costs about
-// as much as its forward pass otherwise).
+// the square root, so they vectorise (with errno, perf found them as scalar sqrtss calls: the
+// step and the serial reference's steps were 20 % of an a3c run's cycles).
 #pragma once
 
 #include <cstdint>
