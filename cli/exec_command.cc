@@ -1,5 +1,5 @@
 // `sharebench exec [options] -- COMMAND [ARGS...]`: a user's own program, run as cells of the
-// `exec` scenario (harness/exec): one cell per --mp-start method, each repeated, supervised,
+// `exec` scenario (scenarios/exec): one cell per --mp-start method, each repeated, supervised,
 // checked and reported like any other (results.json, every report, compare, repro).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "harness/exec/program_supervisor.h"
-#include "harness/runner/matrix.h"
-#include "harness/scenario/cell_flags.h"
+#include "scenarios/exec/program_supervisor.h"
+#include "harness/plan/matrix.h"
+#include "harness/config/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 
 namespace sharebench::cli {

@@ -102,7 +102,7 @@ std::optional<RunResult> load_results_or_report(const std::string& path) {
 
 namespace sharebench {
 
-void link_exec_scenario();  // harness/exec: keeps the `exec` scenario in every binary built on this library
+void link_exec_scenario();  // scenarios/exec: keeps the `exec` scenario in every binary built on this library
 
 int run_cli(int argc, char** argv) {
   link_exec_scenario();

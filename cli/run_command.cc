@@ -1,6 +1,6 @@
 // `sharebench run`: plan the matrix, start the forkserver while the process is still clean, run
 // every cell, write the results and print the report. Every flag that changes a cell comes from
-// the table in harness/scenario/cell_flags.h, so the reproduce lines can write it back.
+// the table in harness/config/cell_flags.h, so the reproduce lines can write it back.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,11 +13,11 @@
 #include "harness/launch/launcher.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
-#include "harness/runner/interrupt.h"
-#include "harness/runner/matrix.h"
-#include "harness/runner/resource_limits.h"
+#include "harness/util/interrupt.h"
+#include "harness/plan/matrix.h"
+#include "harness/plan/resource_limits.h"
 #include "harness/runner/runner.h"
-#include "harness/scenario/cell_flags.h"
+#include "harness/config/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"

@@ -1,4 +1,4 @@
-// `sharebench soak`: many short cells under random faults (harness/runner/soak.h), run like any
+// `sharebench soak`: many short cells under random faults (harness/soak/soak.h), run like any
 // other matrix (results file, progress line, interrupt handling), then the figures and what the
 // run left behind. Exit 0 when every cell ended as its fault says it must and nothing was left;
 // 1 otherwise; 128 + the signal when interrupted (130: SIGINT).
@@ -20,11 +20,11 @@
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/run_directory.h"
-#include "harness/runner/interrupt.h"
-#include "harness/runner/resource_limits.h"
-#include "harness/runner/leak_check.h"
+#include "harness/util/interrupt.h"
+#include "harness/plan/resource_limits.h"
+#include "harness/proc/leak_check.h"
 #include "harness/runner/runner.h"
-#include "harness/runner/soak.h"
+#include "harness/soak/soak.h"
 
 namespace sharebench::cli {
 

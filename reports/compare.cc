@@ -10,10 +10,11 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/checkers/value_checks.h"
 #include "harness/results/results_json.h"
-#include "harness/scenario/cell_config_json.h"
+#include "harness/config/cell_config_json.h"
 #include "reports/report_writers.h"
-#include "reports/statistics.h"
+#include "harness/util/statistics.h"
 
 namespace sharebench {
 
@@ -23,7 +24,7 @@ using nlohmann::json;
 // The most repetitions compare suggests; past it the change sits on the threshold itself.
 constexpr int kMaxSuggestedRepetitions = 1000;
 // Convergence: the scenario's own tolerance (scenarios/shared_training.h) when the run lacks it.
-constexpr double kDefaultLossTolerance = 0.15;
+constexpr double kDefaultLossTolerance = ConvergenceTolerance{}.relative;
 
 std::vector<double> metric_values(const CellResult& c, const std::string& name) {
   std::vector<double> v;

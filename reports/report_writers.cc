@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/run_directory.h"
-#include "reports/statistics.h"
+#include "harness/util/statistics.h"
 
 namespace sharebench {
 

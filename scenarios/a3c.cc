@@ -183,7 +183,7 @@ void A3cScenario::check(CheckContext& ctx) {
   check_parameters_changed(ctx, params, state.initial_checksum);
   record_model_size(ctx, *shared);
   if (!exact || steps == 0) {
-    ctx.check("convergence", Verdict::kUnknown, std::nullopt, "training did not complete");
+    ctx.check(checks::kConvergence, Verdict::kUnknown, std::nullopt, "training did not complete");
     return;
   }
   const SerialReference& ref = serial_optimizer_reference(w, steps, options);
@@ -203,20 +203,20 @@ SHAREBENCH_SCENARIO(A3cScenario, "a3c")
     ->LocksEveryStep()
     ->Variant("hogwild", "no lock, as the A3C paper: concurrent steps may lose increments of the shared counter "
                          "and moments (counted, not failed)")
-    ->VariantOptOut("sanitizer", "lock-free steps of the shared optimizer race by design: ThreadSanitizer reports "
+    ->VariantOptOut(checks::kSanitizer, "lock-free steps of the shared optimizer race by design: ThreadSanitizer reports "
                                  "that race (the report stays in the results)")
     ->Variant("rmsprop", "no lock, with the paper's shared RMSprop instead of Adam")
-    ->VariantOptOut("sanitizer", "lock-free steps of the shared optimizer race by design: ThreadSanitizer reports "
+    ->VariantOptOut(checks::kSanitizer, "lock-free steps of the shared optimizer race by design: ThreadSanitizer reports "
                                  "that race (the report stays in the results)")
     ->KnownBug("private-state", "each worker steps with moments of its own: only the parameters are shared",
-               Expectation{{"optimizer-state-shared"}, {"convergence"}}, /*min_procs=*/1)
+               Expectation{{checks::kOptimizerStateShared}, {checks::kConvergence}}, /*min_procs=*/1)
     ->KnownBug("private-step", "the step counter is a per-worker number: bias correction runs per worker",
-               Expectation{{"optimizer-state-shared"}, {"convergence"}}, 1)
+               Expectation{{checks::kOptimizerStateShared}, {checks::kConvergence}}, 1)
     ->KnownBug("lazy-state", "the optimizer was shared before its state existed: each worker's first step makes "
                              "the state in its own memory",
-               Expectation{{"optimizer-state-shared"}, {"convergence"}}, 1)
+               Expectation{{checks::kOptimizerStateShared}, {checks::kConvergence}}, 1)
     ->KnownBug("stale-grads", "gradients linked into the shared model once, then replaced locally: the optimizer "
                               "keeps stepping on the first gradient",
-               Expectation{{"grads-delivered"}, {"convergence"}}, 1);
+               Expectation{{checks::kGradsDelivered}, {checks::kConvergence}}, 1);
 
 }  // namespace sharebench

@@ -48,7 +48,7 @@ class DeadlockScenario : public Scenario {
     ProcessMutex& second = inverted ? s->a : s->b;
     ctx.wait_for_start();
 
-    if (cell_.variant == "lock-order") {
+    if (cell_.variant == checks::kLockOrder) {
       first.lock(rank);
       s->rendezvous.wait();  // everyone holds its first lock now
       second.lock(rank);     // and waits for the other's: deadlock
@@ -78,9 +78,9 @@ class DeadlockScenario : public Scenario {
   void check(CheckContext& ctx) override {
     auto* s = ctx.arena().lookup<DeadlockState>(kRegion);
     if (stuck_) {
-      ctx.check("deadlock-free", Verdict::kFail, stuck_->cycle ? 1.0 : 0.0, stuck_->text);
+      ctx.check(checks::kDeadlockFree, Verdict::kFail, stuck_->cycle ? 1.0 : 0.0, stuck_->text);
     } else {
-      ctx.check("deadlock-free", Verdict::kPass, 0.0, "no worker was stuck");
+      ctx.check(checks::kDeadlockFree, Verdict::kPass, 0.0, "no worker was stuck");
     }
     ctx.metric("critical_sections", static_cast<double>(s->critical_sections.load()));
   }
@@ -100,9 +100,9 @@ class DeadlockScenario : public Scenario {
 SHAREBENCH_SCENARIO(DeadlockScenario, "deadlock")
     ->Describe("take two process-shared locks, in one order or in opposite orders")
     ->Variant("same-order", "every worker takes A then B")
-    ->KnownBug("lock-order", "two workers take A and B in opposite orders, forced to interleave: hangs",
-               Expectation{{"liveness", "deadlock-free", "lock-order"}, {}})
+    ->KnownBug(checks::kLockOrder, "two workers take A and B in opposite orders, forced to interleave: hangs",
+               Expectation{{checks::kLiveness, checks::kDeadlockFree, checks::kLockOrder}, {}})
     ->KnownBug("lock-order-staggered", "opposite orders, taken in turns: never hangs, still an inversion",
-               Expectation{{"lock-order"}, {}});
+               Expectation{{checks::kLockOrder}, {}});
 
 }  // namespace sharebench

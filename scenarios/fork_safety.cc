@@ -146,9 +146,9 @@ class ForkSafetyScenario : public Scenario {
     auto* state = ctx.arena().lookup<ForkState>(kRegion);
     if (stuck_.empty()) {
       if (ctx.all_completed()) {
-        ctx.check("fork-safe", Verdict::kPass, 0.0, "every worker took the library's lock on every step");
+        ctx.check(checks::kForkSafe, Verdict::kPass, 0.0, "every worker took the library's lock on every step");
       } else {
-        ctx.check("fork-safe", Verdict::kUnknown, std::nullopt,
+        ctx.check(checks::kForkSafe, Verdict::kUnknown, std::nullopt,
                   "a worker did not complete, but none was found blocked in the library");
       }
       return;
@@ -156,7 +156,7 @@ class ForkSafetyScenario : public Scenario {
     std::vector<std::string> who;
     for (const auto& s : stuck_) who.push_back(fmt::format("rank {} at step {}", s.rank, s.step));
     const bool held = state->runner_thread_held_at_launch.load() != 0;
-    ctx.check("fork-safe", Verdict::kFail, static_cast<double>(stuck_.size()),
+    ctx.check(checks::kForkSafe, Verdict::kFail, static_cast<double>(stuck_.size()),
               fmt::format("{} blocked taking the library's process-local lock{}: the child inherited it locked, "
                           "and its owner, a thread of the parent, does not exist in the child (fork with "
                           "threads holding locks; use spawn or forkserver, or pthread_atfork handlers)",
@@ -194,7 +194,7 @@ SHAREBENCH_SCENARIO(ForkSafetyScenario, "fork")
     ->Variant("atfork-guarded", "the library takes its lock around fork() (pthread_atfork): clean everywhere")
     ->KnownBug("threads-holding-lock",
                "a runner thread holds the library's lock at fork(): every forked worker hangs on it",
-               Expectation{{"liveness", "fork-safe"}, {}}, 1)
+               Expectation{{checks::kLiveness, checks::kForkSafe}, {}}, 1)
     ->OnlyUnder({StartMethod::kFork});
 
 }  // namespace sharebench

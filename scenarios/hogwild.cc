@@ -17,11 +17,11 @@ class HogwildScenario : public SharedTrainingScenario {
 SHAREBENCH_SCENARIO(HogwildScenario, "hogwild")
     ->Describe("train shared parameters with no lock (Hogwild)")
     ->Kind(ScenarioKind::kTraining)
-    ->OptOut("sanitizer", "Hogwild updates the shared parameters with no lock by design: ThreadSanitizer reports "
+    ->OptOut(checks::kSanitizer, "Hogwild updates the shared parameters with no lock by design: ThreadSanitizer reports "
                           "that race (the report stays in the results)")
     ->Variant("lock-free", "every worker updates the shared parameters whenever it likes")
     ->KnownBug("forked-copy",
                "each worker trains a private copy, so no update reaches the shared model",
-               Expectation{{"updates-reached-model", "model-shared"}, {"convergence"}}, /*min_procs=*/1);
+               Expectation{{checks::kUpdatesReachedModel, checks::kModelShared}, {checks::kConvergence}}, /*min_procs=*/1);
 
 }  // namespace sharebench

@@ -121,7 +121,7 @@ class InferenceScenario : public Scenario {
     check_parameters_unchanged(ctx, model->parameters(), arena.lookup<InferenceState>(kState)->checksum);
     record_model_size(ctx, *model);
     if (!ctx.all_completed()) {
-      ctx.check("probe-identical", Verdict::kUnknown, std::nullopt, "a worker did not finish");
+      ctx.check(checks::kProbeIdentical, Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
     }
     int differing = 0;
@@ -132,7 +132,7 @@ class InferenceScenario : public Scenario {
       p50 += wv.metric("latency_p50_us") / static_cast<double>(ctx.workers().size());
       p99 = std::max(p99, wv.metric("latency_p99_us"));
     }
-    ctx.check("probe-identical", differing == 0 ? Verdict::kPass : Verdict::kFail, differing,
+    ctx.check(checks::kProbeIdentical, differing == 0 ? Verdict::kPass : Verdict::kFail, differing,
               differing == 0 ? "every worker's probe output is bit-identical to the reference"
                              : fmt::format("{} of {} workers computed a different probe output (max |diff| {:.3g})",
                                            differing, ctx.workers().size(), worst));
@@ -160,8 +160,8 @@ SHAREBENCH_SCENARIO(InferenceScenario, "inference")
     ->Kind(ScenarioKind::kInference)
     ->Variant("read-only", "workers only read the shared parameters")
     ->KnownBug("writer", "one worker writes a weight during a read-only run",
-               Expectation{{"parameters-unchanged", "probe-identical"}, {}}, /*min_procs=*/1)
+               Expectation{{checks::kParametersUnchanged, checks::kProbeIdentical}, {}}, /*min_procs=*/1)
     ->KnownBug("private-copy", "one worker moves the model to float64 and back: the same values in a private copy",
-               Expectation{{"model-shared"}, {}}, /*min_procs=*/1);
+               Expectation{{checks::kModelShared}, {}}, /*min_procs=*/1);
 
 }  // namespace sharebench

@@ -38,11 +38,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/statistics.h"
 #include "harness/ipc/cuda_ipc.h"
 #include "harness/ipc/pattern.h"
 #include "harness/ipc/shared_buffer.h"
 #include "harness/ipc/unix_socket.h"
-#include "harness/runner/leak_check.h"
+#include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/util/clock.h"
@@ -98,12 +99,6 @@ std::int64_t messages_for(std::size_t bytes, std::int64_t steps) {
 
 std::string size_label(std::size_t bytes) {
   return bytes >= (1u << 20) ? fmt::format("{}MiB", bytes >> 20) : fmt::format("{}KiB", bytes >> 10);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 Transport transport_of(const std::string& variant) {
@@ -196,17 +191,17 @@ class IpcScenario : public Scenario {
       const Verdict v = bad > 0 ? Verdict::kFail : finished ? Verdict::kPass : Verdict::kUnknown;
       ctx.check(std::move(name), v, bad, bad > 0 ? failed : finished ? ok : "a worker did not finish");
     };
-    count_check("message-checksums", corrupt,
+    count_check(checks::kMessageChecksums, corrupt,
                 fmt::format("all {:.0f} messages matched their checksums at every consumer", received),
                 fmt::format("{:.0f} of {:.0f} messages arrived with a wrong checksum", corrupt, received));
     const double reused = static_cast<double>(state->reused_while_held.load());
-    count_check("buffer-lifetime", reused + missing, "no buffer was rewritten or freed while a consumer held it",
+    count_check(checks::kBufferLifetime, reused + missing, "no buffer was rewritten or freed while a consumer held it",
                 fmt::format("{:.0f} buffers rewritten while a consumer still held them; {:.0f} named segments gone "
                             "before a consumer opened them", reused, missing));
     if (lost > 0) {
-      ctx.check("producer-lifetime", Verdict::kFail, lost, fmt::format("{}", fmt::join(lost_messages, "; ")));
+      ctx.check(checks::kProducerLifetime, Verdict::kFail, lost, fmt::format("{}", fmt::join(lost_messages, "; ")));
     } else {
-      count_check("producer-lifetime", 0, "the producer outlived every consumer's reference and ended the stream", "");
+      count_check(checks::kProducerLifetime, 0, "the producer outlived every consumer's reference and ended the stream", "");
     }
     if (transport_ == Transport::kNamed) {
       check_segments_reclaimed(ctx, std::string(state->segment_prefix) + "-", finished);
@@ -426,7 +421,7 @@ class IpcScenario : public Scenario {
 SHAREBENCH_SCENARIO(IpcScenario, "ipc")
     ->Describe("a producer hands tensors of 4 KiB to 64 MiB to consumers over a Unix socket")
     ->Kind(ScenarioKind::kMessages)
-    ->OptOut("memory", "the producer's buffer pool grows with the message size, 4 KiB to 64 MiB, by design")
+    ->OptOut(checks::kMemory, "the producer's buffer pool grows with the message size, 4 KiB to 64 MiB, by design")
     ->MinProcs(2)
     ->Variant("fd-reuse", "memfd passed as an fd (SCM_RIGHTS); consumers hand buffers back for reuse")
     ->Variant("fd-fresh", "memfd passed as an fd; a fresh buffer for every message")
@@ -436,8 +431,8 @@ SHAREBENCH_SCENARIO(IpcScenario, "ipc")
     ->NotSoaked("asking whether a GPU is there initialises CUDA, which soak's plan must not do before the "
                 "forkserver forks; run it with `run --scenario ipc/cuda --fault ...`")
     ->KnownBug("early-reuse", "the producer rewrites a buffer before every consumer released it",
-               Expectation{{"message-checksums", "buffer-lifetime"}, {}})
+               Expectation{{checks::kMessageChecksums, checks::kBufferLifetime}, {}})
     ->KnownBug("producer-exits", "the producer exits while consumers hold its tensors and wait for more",
-               Expectation{{"producer-lifetime"}, {}});
+               Expectation{{checks::kProducerLifetime}, {}});
 
 }  // namespace sharebench

@@ -28,11 +28,11 @@ SHAREBENCH_SCENARIO(LockedScenario, "locked")
     ->LocksEveryStep()
     ->KnownBug("local-lock",
                "each worker locks its own copy of the lock, excluding nobody",
-               Expectation{{"mutual-exclusion"}, {"lost-updates", "convergence"}})
-    ->MustFailUnderChaos({"lost-updates"})  // the overlap a preemption inside the step makes certain
+               Expectation{{checks::kMutualExclusion}, {checks::kLostUpdates, checks::kConvergence}})
+    ->MustFailUnderChaos({checks::kLostUpdates})  // the overlap a preemption inside the step makes certain
     ->KnownBug("owner-death",
                "a fault: the last worker dies holding the lock in its first step; the others must recover "
                "the lock and finish, with no hang",
-               Expectation{{"liveness"}, {"lost-updates", "convergence"}});
+               Expectation{{checks::kLiveness}, {checks::kLostUpdates, checks::kConvergence}});
 
 }  // namespace sharebench

@@ -33,11 +33,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "harness/util/statistics.h"
 #include "harness/checkers/model_sharing.h"
 #include "harness/checkers/replica_agreement.h"
 #include "harness/ipc/shared_buffer.h"
 #include "harness/ipc/unix_socket.h"
-#include "harness/runner/leak_check.h"
+#include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
 #include "scenarios/segments_reclaimed.h"
@@ -110,12 +111,6 @@ std::uint64_t output_checksum(const torch::Tensor& out) {
   return checksum_words(c.data_ptr(), static_cast<std::size_t>(c.numel()) * c.element_size());
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 bool named_transport(const std::string& variant) { return variant == "named"; }
 
 // One version's buffer on the producer's side.
@@ -185,18 +180,18 @@ class ModelIpcScenario : public Scenario {
       }
     }
     if (!finished) {
-      ctx.check("probe-identical", mismatched > 0 ? Verdict::kFail : Verdict::kUnknown, mismatched,
+      ctx.check(checks::kProbeIdentical, mismatched > 0 ? Verdict::kFail : Verdict::kUnknown, mismatched,
                 mismatched > 0 ? fmt::format("{:.0f} received versions gave a probe output unlike the producer's", mismatched)
                                : std::string("a worker did not finish"));
-      ctx.check("versions-delivered", Verdict::kUnknown, std::nullopt, "a worker did not finish");
+      ctx.check(checks::kVersionsDelivered, Verdict::kUnknown, std::nullopt, "a worker did not finish");
     } else {
-      ctx.check("probe-identical", mismatched > 0 ? Verdict::kFail : Verdict::kPass, mismatched,
+      ctx.check(checks::kProbeIdentical, mismatched > 0 ? Verdict::kFail : Verdict::kPass, mismatched,
                 mismatched > 0
                     ? fmt::format("{:.0f} of {:.0f} received versions gave a probe output unlike the producer's "
                                   "on the same version", mismatched, received_total)
                     : fmt::format("every consumer's probe output on each of the {:.0f} versions is bit-identical to "
                                   "the producer's", sent));
-      ctx.check("versions-delivered", short_of.empty() ? Verdict::kPass : Verdict::kFail,
+      ctx.check(checks::kVersionsDelivered, short_of.empty() ? Verdict::kPass : Verdict::kFail,
                 static_cast<double>(short_of.size()),
                 short_of.empty() ? fmt::format("every consumer bound all {:.0f} versions, in order", sent)
                                  : fmt::format("{}", fmt::join(short_of, "; ")));
@@ -278,7 +273,7 @@ class ModelIpcScenario : public Scenario {
     end.kind = Kind::kEnd;
     for (auto& s : to) s.send(&end, sizeof(end), io_timeout_s());
     ctx.metric("versions_sent", static_cast<double>(count));
-    ctx.metric("publish_p50_us", median(publish_us));
+    if (!publish_us.empty()) ctx.metric("publish_p50_us", median(publish_us));
   }
 
   // Reads one release from whichever consumer sends first; a version's buffer goes with its last.
@@ -405,6 +400,6 @@ SHAREBENCH_SCENARIO(ModelIpcScenario, "model-ipc")
     ->Variant("fd", "each version in a fresh memfd passed as an fd (SCM_RIGHTS); consumers bind to it, no copy")
     ->Variant("named", "each version in a fresh named /dev/shm segment, unlinked by its last user")
     ->KnownBug("copy-on-receive", "consumers copy each received version into private memory",
-               Expectation{{"model-shared"}, {}});
+               Expectation{{checks::kModelShared}, {}});
 
 }  // namespace sharebench

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 #include <fmt/format.h>
 
 #include "harness/ipc/shared_buffer.h"
@@ -18,12 +20,12 @@ inline void check_segments_reclaimed(CheckContext& ctx, const std::string& prefi
   const auto left = unlink_segments_with_prefix(prefix);
   const double n = static_cast<double>(left.size());
   if (left.empty()) {
-    ctx.check("segments-reclaimed", Verdict::kPass, 0.0, "every named segment was unlinked by its last user");
+    ctx.check(checks::kSegmentsReclaimed, Verdict::kPass, 0.0, "every named segment was unlinked by its last user");
   } else if (!finished) {
-    ctx.check("segments-reclaimed", Verdict::kPass, n,
+    ctx.check(checks::kSegmentsReclaimed, Verdict::kPass, n,
               fmt::format("a worker died holding {:.0f} named segment(s); the runner unlinked them", n));
   } else {
-    ctx.check("segments-reclaimed", Verdict::kFail, n,
+    ctx.check(checks::kSegmentsReclaimed, Verdict::kFail, n,
               fmt::format("{:.0f} named segment(s) outlived a completed stream (a release was lost); "
                           "the runner unlinked them", n));
   }

@@ -170,7 +170,7 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
     const bool ok = deaths >= 1 && (by >= 0 || recovered_by_checker) &&
                     survivors_done == ctx.cell().procs - static_cast<int>(deaths);
     const std::string recoverer = by >= 0 ? fmt::format("rank {}", by) : "the checker, after the survivors had finished,";
-    ctx.check("owner-death-recovered", ok ? Verdict::kPass : Verdict::kFail, static_cast<double>(deaths),
+    ctx.check(checks::kOwnerDeathRecovered, ok ? Verdict::kPass : Verdict::kFail, static_cast<double>(deaths),
               ok ? fmt::format("rank {} died holding the lock; {} recovered it (EOWNERDEAD, made consistent) "
                                "and the {} survivor(s) finished", fmt::join(dead, ", "), recoverer, survivors_done)
                  : fmt::format("owner deaths {}, recovered by rank {}, {} survivor(s) finished", deaths, by,
@@ -179,7 +179,7 @@ void SharedTrainingScenario::check(CheckContext& ctx) {
 
   // Convergence against the serial reference of the same total steps.
   if (!exact || steps == 0) {
-    ctx.check("convergence", Verdict::kUnknown, std::nullopt, "training did not complete");
+    ctx.check(checks::kConvergence, Verdict::kUnknown, std::nullopt, "training did not complete");
     return;
   }
   const SerialReference& ref = serial_reference(w, steps);

@@ -96,7 +96,7 @@ class SnapshotScenario : public Scenario {
   void check(CheckContext& ctx) override {
     const auto* s = ctx.arena().lookup<SnapshotState>(kState);
     if (cell_.procs < 2) {
-      ctx.check("consistent-snapshots", Verdict::kPass, 0.0, "no reader: one process only writes");
+      ctx.check(checks::kConsistentSnapshots, Verdict::kPass, 0.0, "no reader: one process only writes");
       return;
     }
     check_consistent_snapshots(ctx, s->snapshots);
@@ -124,6 +124,6 @@ SHAREBENCH_SCENARIO(SnapshotScenario, "snapshot")
     ->Describe("one writer replaces a shared array version after version while readers copy it")
     ->Variant("whole-lock", "the lock covers a whole write and a whole copy")
     ->KnownBug("element-lock", "a lock per element access; each access is atomic, the loop is not",
-               Expectation{{"consistent-snapshots"}, {}});
+               Expectation{{checks::kConsistentSnapshots}, {}});
 
 }  // namespace sharebench

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/compare.h"
-#include "reports/statistics.h"
+#include "harness/util/statistics.h"
 
 namespace sharebench {
 namespace {

@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "harness/exec/process_tree.h"
-#include "harness/exec/progress_channel.h"
-#include "harness/runner/private_dir.h"
+#include "scenarios/exec/process_tree.h"
+#include "scenarios/exec/progress_channel.h"
+#include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
-#include "harness/scenario/cell_flags.h"
+#include "harness/config/cell_flags.h"
 
 namespace sharebench {
 namespace {

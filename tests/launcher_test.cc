@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
-#include "harness/runner/leak_check.h"
-#include "harness/watchdog/sanitizer_reports.h"
+#include "harness/proc/leak_check.h"
+#include "harness/proc/sanitizer_reports.h"
 #include "tests/test_scenarios.h"
 
 #include "harness/runner/runner.h"

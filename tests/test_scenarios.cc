@@ -17,7 +17,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/runner/leak_check.h"
+#include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench::testing {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+
+#include "harness/results/check_ids.h"
 #include <vector>
 
 #include <torch/torch.h>
@@ -16,18 +18,18 @@ namespace sharebench {
 // `updates-reached-model`: fails when training left the shared parameters bit for bit as published
 // (the workers trained copies: a clone, a dtype or device move, torch::load after binding).
 void check_parameters_changed(CheckContext& ctx, torch::nn::Module& shared, std::uint64_t published_checksum,
-                              const std::string& name = "updates-reached-model");
+                              const std::string& name = checks::kUpdatesReachedModel);
 // `parameters-unchanged`: fails when a read-only run changed any bit of the shared parameters.
 void check_parameters_unchanged(CheckContext& ctx, torch::nn::Module& shared, std::uint64_t published_checksum,
-                                const std::string& name = "parameters-unchanged");
+                                const std::string& name = checks::kParametersUnchanged);
 // The same for a list of parameters (any model's, in its fixed order).
 void check_parameters_changed(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
-                              std::uint64_t published_checksum, const std::string& name = "updates-reached-model");
+                              std::uint64_t published_checksum, const std::string& name = checks::kUpdatesReachedModel);
 void check_parameters_unchanged(CheckContext& ctx, const std::vector<torch::Tensor>& shared,
-                                std::uint64_t published_checksum, const std::string& name = "parameters-unchanged");
+                                std::uint64_t published_checksum, const std::string& name = checks::kParametersUnchanged);
 // `matches-serial` (or `name`): fails when any element of `got` is further than `tolerance` from
 // `want` (same shape), or either holds a NaN. Records the largest difference as a metric.
 void check_close(CheckContext& ctx, const torch::Tensor& got, const torch::Tensor& want, double tolerance,
-                 const std::string& what, const std::string& name = "matches-serial");
+                 const std::string& what, const std::string& name = checks::kMatchesSerial);
 
 }  // namespace sharebench

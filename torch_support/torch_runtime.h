@@ -10,7 +10,7 @@
 
 #include <functional>
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 
 namespace sharebench {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/scenario/cell_flags.h"
-#include "harness/scenario/model_options.h"
+#include "harness/config/cell_flags.h"
+#include "harness/config/model_options.h"
 #include "workload/standard_workload.h"
 
 namespace sharebench {

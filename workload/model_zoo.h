@@ -11,7 +11,7 @@
 
 #include <torch/torch.h>
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {

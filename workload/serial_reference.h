@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/results/results.h"
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 #include "torch_support/shared_optimizer.h"
 
 namespace sharebench {

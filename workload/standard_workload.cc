@@ -1,7 +1,7 @@
 // The standard workload: model, data, batches, held-out loss.
 #include "workload/standard_workload.h"
 
-#include "harness/scenario/model_options.h"
+#include "harness/config/model_options.h"
 
 namespace sharebench {
 

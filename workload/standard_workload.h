@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 #include "workload/model_zoo.h"
 
 namespace sharebench {

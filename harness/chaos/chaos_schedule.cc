@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 #include "harness/util/clock.h"
 
 namespace sharebench {

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 namespace sharebench {
 
 class CheckContext;
@@ -56,10 +58,10 @@ class GuardedSection {
 
 // `mutual-exclusion`: fails when any section began while another worker was inside.
 void check_mutual_exclusion(CheckContext& ctx, const SectionMonitor& monitor,
-                            const std::string& name = "mutual-exclusion");
+                            const std::string& name = checks::kMutualExclusion);
 // `lost-updates`: fails when the canary lost updates; unknown when a worker did not finish (its
 // last section is indeterminate, as a killed client's last write is in Jepsen's counter).
-void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name = "lost-updates");
+void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name = checks::kLostUpdates);
 
 // A training strategy's section, whichever way it is guarded. Under a lock: both checks above, and
 // the workers' summed `lock_wait_s` as the metrics lock_wait_s and lock_wait_frac (over `run_s`,

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/worker_slot.h"
-#include "harness/watchdog/memory_probe.h"
+#include "harness/proc/memory_probe.h"
 
 namespace sharebench {
 
@@ -138,7 +138,7 @@ std::optional<Check> model_shared_check(const HarnessBlock& block, const std::ma
   }
   if (promised == 0) return std::nullopt;
   if (!broken.empty()) {
-    return Check{"model-shared", Verdict::kFail, static_cast<double>(broken.size()),
+    return Check{checks::kModelShared, Verdict::kFail, static_cast<double>(broken.size()),
                  fmt::format("the {} bound to shared memory was copied after binding (a clone, a dtype or device move, "
                              "torch::load into the module): {}",
                              what, fmt::join(broken, "; "))};
@@ -166,7 +166,7 @@ std::optional<Check> model_shared_check(const HarnessBlock& block, const std::ma
     message += fmt::format("; the most a worker's private memory grew after binding, its gradients left out: "
                            "{:.1f} MiB (rank {}; activations and caches, not judged)", worst, worst_rank);
   }
-  return Check{"model-shared", Verdict::kPass, worst_rank >= 0 ? worst : 0.0, message};
+  return Check{checks::kModelShared, Verdict::kPass, worst_rank >= 0 ? worst : 0.0, message};
 }
 
 }  // namespace sharebench

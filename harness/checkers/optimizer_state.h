@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 namespace sharebench {
 
 class CheckContext;
@@ -58,7 +60,7 @@ struct OptimizerRecord {
 // moments hold anything but zeros after training (the caller reads its tensors). Records the
 // counter's lost increments as `lost_step_increments`.
 void check_optimizer_state_shared(CheckContext& ctx, const OptimizerRecord& record, bool exclusive,
-                                  bool shared_state_moved, const std::string& name = "optimizer-state-shared");
+                                  bool shared_state_moved, const std::string& name = checks::kOptimizerStateShared);
 
 // One worker's gradient-delivery evidence, kept by the optimizer in the worker and reported as
 // the worker's metrics grad_samples, grad_matched, grad_repeated.
@@ -73,6 +75,6 @@ struct GradientSamples {
 // `grads-delivered` over every worker's grad_* metrics. `exclusive` as above: every sample must
 // match; otherwise at least half. Fails too when a worker with three or more samples applied the
 // same gradient every time.
-void check_grads_delivered(CheckContext& ctx, bool exclusive, const std::string& name = "grads-delivered");
+void check_grads_delivered(CheckContext& ctx, bool exclusive, const std::string& name = checks::kGradsDelivered);
 
 }  // namespace sharebench

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 namespace sharebench {
 
 class CheckContext;
@@ -47,6 +49,6 @@ class ReplicaLog {
 
 // `replicas-agree`: fails when two ranks' checksums differ after any complete round; unknown when a
 // worker did not finish or no round completed.
-void check_replicas_agree(CheckContext& ctx, const ReplicaLog& log, const std::string& name = "replicas-agree");
+void check_replicas_agree(CheckContext& ctx, const ReplicaLog& log, const std::string& name = checks::kReplicasAgree);
 
 }  // namespace sharebench

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 namespace sharebench {
 
 class CheckContext;
@@ -22,7 +24,9 @@ void check_unchanged(CheckContext& ctx, const std::string& name, std::uint64_t b
 void check_within(CheckContext& ctx, const std::string& name, double difference, double tolerance,
                   const std::string& what);
 
-// A run converged when its loss is at most reference × (1 + relative) + absolute.
+// A run converged when its loss is at most reference × (1 + relative) + absolute. The defaults are
+// every built-in strategy's tolerance and compare's when a run lacks one (measured spread:
+// docs/scenarios.md).
 struct ConvergenceTolerance {
   double relative = 0.15;
   double absolute = 0.05;
@@ -30,6 +34,6 @@ struct ConvergenceTolerance {
 // `convergence`: the loss against a reference run's (serial, large-batch); records both and the
 // limit as metrics (heldout_loss, serial_heldout_loss, heldout_loss_limit).
 void check_convergence(CheckContext& ctx, double loss, double reference_loss, ConvergenceTolerance tolerance,
-                       const std::string& reference_name, const std::string& name = "convergence");
+                       const std::string& reference_name, const std::string& name = checks::kConvergence);
 
 }  // namespace sharebench

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/results/check_ids.h"
+
 namespace sharebench {
 
 class CheckContext;
@@ -43,6 +45,6 @@ struct SnapshotMonitor {
 
 // `consistent-snapshots`: fails when any snapshot mixed versions; unknown when none was taken.
 void check_consistent_snapshots(CheckContext& ctx, const SnapshotMonitor& monitor,
-                                const std::string& name = "consistent-snapshots");
+                                const std::string& name = checks::kConsistentSnapshots);
 
 }  // namespace sharebench

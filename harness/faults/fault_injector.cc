@@ -100,7 +100,7 @@ Check FaultInjector::check(const HarnessBlock& block) const {
   const double step = plan_.kind == FaultKind::kKillHoldingLock && plan_.rank < block.procs
                           ? static_cast<double>(block.slots[plan_.rank].steps.load())
                           : static_cast<double>(injected_at_step_);
-  return Check{"fault-injected", done ? Verdict::kPass : Verdict::kUnknown, step, outcome(block)};
+  return Check{checks::kFaultInjected, done ? Verdict::kPass : Verdict::kUnknown, step, outcome(block)};
 }
 
 Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s) {
@@ -112,16 +112,16 @@ Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s
     // inject the fault and leave nothing behind.
     e.others_free = true;
     // Nor may it leave anything behind: a process, a /dev/shm segment.
-    e.must_pass = {"liveness", "fault-injected", "no-leaks", "no-survivors", "shm-reclaimed", "checker", "setup"};
+    e.must_pass = {checks::kLiveness, checks::kFaultInjected, checks::kNoLeaks, checks::kNoSurvivors, checks::kShmReclaimed, checks::kChecker, checks::kSetup};
     return e;
   }
   const bool must_end_badly = plan.kind != FaultKind::kStall || plan.stall_s >= hang_timeout_s;
   if (must_end_badly) {
-    e.must_fail = {"liveness"};
+    e.must_fail = {checks::kLiveness};
     e.others_free = true;
-    e.must_pass = {"no-leaks", "fault-injected", "checker", "setup"};
+    e.must_pass = {checks::kNoLeaks, checks::kFaultInjected, checks::kChecker, checks::kSetup};
   } else {
-    e.must_pass = {"fault-injected"};
+    e.must_pass = {checks::kFaultInjected};
   }
   return e;
 }

@@ -18,7 +18,7 @@
 #include <map>
 #include <string>
 
-#include "harness/faults/fault_plan.h"
+#include "harness/config/fault_plan.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "harness/arena/shared_arena.h"
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 
 namespace sharebench {
 

@@ -12,7 +12,7 @@
 #include "harness/launch/child_process_group.h"
 #include "harness/launch/launcher.h"
 #include "harness/scenario/worker_slot.h"
-#include "harness/watchdog/sanitizer_reports.h"
+#include "harness/proc/sanitizer_reports.h"
 
 namespace sharebench {
 

@@ -20,9 +20,9 @@
 #include "harness/chaos/chaos_schedule.h"
 #include "harness/checkers/model_sharing.h"
 #include "harness/launch/launcher.h"
-#include "harness/watchdog/sanitizer_reports.h"
-#include "harness/runner/leak_check.h"
-#include "harness/watchdog/memory_probe.h"
+#include "harness/proc/sanitizer_reports.h"
+#include "harness/proc/leak_check.h"
+#include "harness/proc/memory_probe.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {

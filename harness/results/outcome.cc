@@ -43,29 +43,41 @@ void add_once(std::vector<Evidence>& out, Evidence e) {
 }
 }  // namespace
 
-CellOutcome decide_outcome(const CellResult& cell) {
-  CellOutcome out;
-  const Expectation& e = cell.expected;
-  out.repetitions = static_cast<int>(cell.repetitions.size());
-  bool any_interrupted = false, all_skipped = !cell.repetitions.empty();
+namespace {
+
+const Check* find_check(const Repetition& r, const std::string& name) {
+  auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const Check& c) { return c.name == name; });
+  return it == r.checks.end() ? nullptr : &*it;
+}
+
+// What the repetitions say together: which ran unexpectedly (with the evidence of each), whether
+// all were skipped, and the first interruption's reason.
+struct RepetitionTally {
+  bool any_interrupted = false, all_skipped = false;
   std::string interrupt_reason;
+};
+
+RepetitionTally tally_repetitions(const CellResult& cell, CellOutcome& out) {
+  const Expectation& e = cell.expected;
+  RepetitionTally tally;
+  tally.all_skipped = !cell.repetitions.empty();
   for (const Repetition& r : cell.repetitions) {
-    all_skipped &= r.status == RunStatus::kSkipped;
+    tally.all_skipped &= r.status == RunStatus::kSkipped;
     if (r.status == RunStatus::kSkipped && out.reason.empty()) out.reason = r.status_message;
     if (r.status == RunStatus::kInterrupted) {
-      any_interrupted = true;
-      if (interrupt_reason.empty()) interrupt_reason = r.status_message;
+      tally.any_interrupted = true;
+      if (tally.interrupt_reason.empty()) tally.interrupt_reason = r.status_message;
       continue;  // an interrupted repetition neither passes nor fails
     }
     if (r.status == RunStatus::kSkipped || r.as_expected) continue;
     ++out.repetitions_unexpected;
     for (const std::string& name : e.must_fail) {
-      auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const Check& c) { return c.name == name; });
-      if (it == r.checks.end()) {
+      const Check* c = find_check(r, name);
+      if (c == nullptr) {
         add_once(out.evidence, {name, "missed", "the check that must catch this planted bug did not run", r.index});
-      } else if (it->verdict != Verdict::kFail) {
+      } else if (c->verdict != Verdict::kFail) {
         add_once(out.evidence, {name, "missed", fmt::format("did not catch the planted bug ({}: {})",
-                                                            to_string(it->verdict), it->message), r.index});
+                                                            to_string(c->verdict), c->message), r.index});
       }
     }
     for (const Check& c : r.checks) {
@@ -75,84 +87,111 @@ CellOutcome decide_outcome(const CellResult& cell) {
       }
     }
   }
+  return tally;
+}
 
+// A planted bug that needs luck (its checks may fail): caught when one of them failed in some
+// repetition, with the rate; otherwise ok, saying it did not show, never a bare "ok".
+void judge_luck_dependent_bug(const CellResult& cell, CellOutcome& out) {
+  const Expectation& e = cell.expected;
+  for (const std::string& name : e.may_fail) {
+    int failed = 0, ran = 0;
+    const Check* first = nullptr;
+    int first_index = 0;
+    for (const Repetition& r : cell.repetitions) {
+      const Check* c = find_check(r, name);
+      if (c == nullptr) continue;
+      ++ran;
+      if (c->verdict == Verdict::kFail && ++failed == 1) {
+        first = c;
+        first_index = r.index;
+      }
+    }
+    if (!first) continue;
+    add_once(out.evidence, {name, "fail", fmt::format("{} (in {} of {} repetitions)", first->message, failed, ran),
+                            first_index});
+  }
+  out.kind = out.evidence.empty() ? Outcome::kOk : Outcome::kBugCaught;
+  if (out.evidence.empty()) {
+    out.reason = fmt::format("the planted bug did not show ({} may catch it)", fmt::join(e.may_fail, ", "));
+  }
+}
+
+void classify(const CellResult& cell, const RepetitionTally& tally, CellOutcome& out) {
+  const Expectation& e = cell.expected;
   if (cell.repetitions.empty()) {
     out.kind = Outcome::kInterrupted;
     out.reason = "no repetition ran";
   } else if (out.repetitions_unexpected > 0) {
     out.kind = Outcome::kUnexpected;
-  } else if (all_skipped) {
+  } else if (tally.all_skipped) {
     out.kind = Outcome::kSkipped;
-  } else if (any_interrupted) {
+  } else if (tally.any_interrupted) {
     out.kind = Outcome::kInterrupted;
-    out.reason = interrupt_reason;
+    out.reason = tally.interrupt_reason;
   } else if (e.others_free) {
     out.kind = Outcome::kFaultHandled;
   } else if (!e.must_fail.empty()) {
     out.kind = Outcome::kBugCaught;
   } else if (cell.known_bug && !e.may_fail.empty()) {
-    // A planted bug that needs luck (its checks may fail): caught when one of them failed in some
-    // repetition, with the rate; otherwise ok, saying it did not show, never a bare "ok".
-    std::string rates;
-    for (const std::string& name : e.may_fail) {
-      int failed = 0, ran = 0;
-      const Repetition* first = nullptr;
-      for (const Repetition& r : cell.repetitions) {
-        auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const Check& c) { return c.name == name; });
-        if (it == r.checks.end()) continue;
-        ++ran;
-        if (it->verdict == Verdict::kFail && ++failed == 1) first = &r;
-      }
-      if (!first) continue;
-      const auto it = std::find_if(first->checks.begin(), first->checks.end(), [&](const Check& c) { return c.name == name; });
-      add_once(out.evidence, {name, "fail", fmt::format("{} (in {} of {} repetitions)", it->message, failed, ran), first->index});
-    }
-    out.kind = out.evidence.empty() ? Outcome::kOk : Outcome::kBugCaught;
-    if (out.evidence.empty()) out.reason = fmt::format("the planted bug did not show ({} may catch it)", fmt::join(e.may_fail, ", "));
+    judge_luck_dependent_bug(cell, out);
   } else {
     out.kind = Outcome::kOk;
   }
+}
 
-  if (out.kind == Outcome::kBugCaught || out.kind == Outcome::kFaultHandled) {
-    // The evidence: each must-fail check's message from the first repetition that ran it.
-    for (const std::string& name : e.must_fail) {
-      for (const Repetition& r : cell.repetitions) {
-        auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const Check& c) { return c.name == name; });
-        if (it != r.checks.end() && it->verdict == Verdict::kFail) {
-          add_once(out.evidence, {name, "fail", it->message, r.index});
-          break;
-        }
+// The evidence of a caught bug or a handled fault: each must-fail check's message from the first
+// repetition that ran it; a fault nothing had to catch (a program under `exec` must only end): how
+// it ended, the fault itself and whatever the program did about it (an error exit, say).
+void add_catch_evidence(const CellResult& cell, CellOutcome& out) {
+  const Expectation& e = cell.expected;
+  if (out.kind != Outcome::kBugCaught && out.kind != Outcome::kFaultHandled) return;
+  for (const std::string& name : e.must_fail) {
+    for (const Repetition& r : cell.repetitions) {
+      const Check* c = find_check(r, name);
+      if (c != nullptr && c->verdict == Verdict::kFail) {
+        add_once(out.evidence, {name, "fail", c->message, r.index});
+        break;
       }
     }
   }
-
   if (out.kind == Outcome::kFaultHandled && e.must_fail.empty() && !cell.repetitions.empty()) {
-    // Nothing had to fail (a program under `exec` must only end): the evidence is how it ended,
-    // the fault itself and whatever the program did about it (an error exit, say).
     const Repetition& r = cell.repetitions.front();
     for (const Check& c : r.checks) {
-      if (c.name == "fault-injected" || c.name == "liveness" || c.verdict == Verdict::kFail) {
+      if (c.name == checks::kFaultInjected || c.name == checks::kLiveness || c.verdict == Verdict::kFail) {
         add_once(out.evidence, {c.name, std::string(to_string(c.verdict)), c.message, r.index});
       }
     }
   }
+}
 
+std::string summarize(const Expectation& e, const CellOutcome& out) {
   std::vector<std::string> names;
   for (const Evidence& ev : out.evidence) names.push_back(ev.check);
   switch (out.kind) {
-    case Outcome::kOk: out.summary = out.reason.empty() ? "ok" : "ok: " + out.reason; break;
-    case Outcome::kBugCaught: out.summary = fmt::format("bug caught by {}", fmt::join(names, ", ")); break;
+    case Outcome::kOk: return out.reason.empty() ? "ok" : "ok: " + out.reason;
+    case Outcome::kBugCaught: return fmt::format("bug caught by {}", fmt::join(names, ", "));
     case Outcome::kFaultHandled:
-      out.summary = e.must_fail.empty() ? "fault handled: the program ended after the fault"
-                                        : fmt::format("fault handled ({} failed as it must)", fmt::join(names, ", "));
-      break;
-    case Outcome::kSkipped: out.summary = "skipped: " + out.reason; break;
-    case Outcome::kInterrupted: out.summary = "interrupted: " + out.reason; break;
+      return e.must_fail.empty() ? "fault handled: the program ended after the fault"
+                                 : fmt::format("fault handled ({} failed as it must)", fmt::join(names, ", "));
+    case Outcome::kSkipped: return "skipped: " + out.reason;
+    case Outcome::kInterrupted: return "interrupted: " + out.reason;
     case Outcome::kUnexpected:
-      out.summary = fmt::format("unexpected in {} of {} repetition(s): {}", out.repetitions_unexpected,
-                                out.repetitions, fmt::join(names, ", "));
-      break;
+      return fmt::format("unexpected in {} of {} repetition(s): {}", out.repetitions_unexpected, out.repetitions,
+                         fmt::join(names, ", "));
   }
+  return {};
+}
+
+}  // namespace
+
+CellOutcome decide_outcome(const CellResult& cell) {
+  CellOutcome out;
+  out.repetitions = static_cast<int>(cell.repetitions.size());
+  const RepetitionTally tally = tally_repetitions(cell, out);
+  classify(cell, tally, out);
+  add_catch_evidence(cell, out);
+  out.summary = summarize(cell.expected, out);
   return out;
 }
 

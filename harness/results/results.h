@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/check_ids.h"
 #include "harness/results/outcome.h"
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 
 namespace sharebench {
 

@@ -3,7 +3,7 @@
 // words (an unknown word is an error, not the first value), optional and non-finite numbers as
 // null, series points as [step, time, value], and a cell's computed fields (id, outcome).
 #include "harness/results/results_json.h"
-#include "harness/scenario/cell_config_json.h"
+#include "harness/config/cell_config_json.h"
 
 #include <cmath>
 #include <filesystem>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/results/results.h"
-#include "harness/runner/matrix.h"
+#include "harness/plan/matrix.h"
 
 namespace sharebench {
 
@@ -46,6 +46,6 @@ using ProgressSink = std::function<void(const CellProgress&)>;
 // Runs one repetition of one cell; exposed for tests.
 Repetition run_repetition(const PlannedCell& cell, int index, const ProgressSink& progress = {});
 
-// The reproduce lines are generated from the stored config: harness/scenario/cell_flags.h.
+// The reproduce lines are generated from the stored config: harness/config/cell_flags.h.
 
 }  // namespace sharebench

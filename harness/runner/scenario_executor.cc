@@ -15,7 +15,7 @@
 
 #include "harness/launch/launcher.h"
 #include "harness/watchdog/process_probe.h"
-#include "harness/watchdog/sanitizer_reports.h"
+#include "harness/proc/sanitizer_reports.h"
 
 namespace sharebench {
 

@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 
 namespace sharebench {
 

@@ -11,7 +11,7 @@
 
 #include "harness/chaos/chaos_schedule.h"
 #include "harness/scenario/scenario.h"
-#include "harness/watchdog/memory_probe.h"
+#include "harness/proc/memory_probe.h"
 
 #include <chrono>
 #include <thread>

@@ -25,8 +25,8 @@ ScenarioInfo* ScenarioInfo::KnownBug(std::string name, std::string description, 
   v.expect = std::move(expect);
   // A planted bug may also be seen by a sanitizer (a lock that excludes nobody is a data race too):
   // that is no surprise, and no reason to call the cell unexpected.
-  if (std::find(v.expect.must_fail.begin(), v.expect.must_fail.end(), "sanitizer") == v.expect.must_fail.end()) {
-    v.expect.may_fail.push_back("sanitizer");
+  if (std::find(v.expect.must_fail.begin(), v.expect.must_fail.end(), checks::kSanitizer) == v.expect.must_fail.end()) {
+    v.expect.may_fail.push_back(checks::kSanitizer);
   }
   v.min_procs_for_bug = min_procs;
   variants_.push_back(std::move(v));

@@ -31,7 +31,7 @@
 
 #include "harness/arena/shared_arena.h"
 #include "harness/results/results.h"
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 #include "harness/scenario/worker_slot.h"
 
 namespace sharebench {

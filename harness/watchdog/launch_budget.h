@@ -8,7 +8,7 @@
 // the hang timeout; one that never finishes launching is a hang at the launch deadline.
 #pragma once
 
-#include "harness/scenario/cell_config.h"
+#include "harness/config/cell_config.h"
 
 namespace sharebench {
 

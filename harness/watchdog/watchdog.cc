@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/runner/interrupt.h"
+#include "harness/util/interrupt.h"
 #include "harness/watchdog/process_probe.h"
 
 namespace sharebench {
@@ -46,185 +46,238 @@ std::string describe_exit(const WorkerExit& e) {
 }
 }  // namespace
 
-Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
-                      const std::function<void()>& before_teardown, FaultInjector* faults,
-                      const std::function<void(double quiet_s)>& on_tick) {
-  Supervision sup;
-  const auto start = Clock::now();
-  const auto hang_after = std::chrono::duration<double>(limits.hang_timeout_s);
-  const auto deadline_after = std::chrono::duration<double>(limits.deadline_s);
-  const int procs = block.procs;
-  std::vector<std::uint64_t> last_beat(procs, 0);
-  std::vector<std::int32_t> last_phase(procs, -1);
-  std::vector<Clock::time_point> last_progress(procs, start);
-  auto launch_progress = start;
-  auto next_memory_sample = start;
-  std::vector<long long> launch_cpu(procs, -1);  // CPU ticks each launching worker had used
-  std::vector<int> failed_ranks;
-  std::vector<int> stalled;  // the ranks a hang names
+namespace {
 
+// One supervision: the loop's state and each of its duties, one method each.
+class Supervisor {
+ public:
+  Supervisor(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits, FaultInjector* faults)
+      : group_(group), block_(block), limits_(limits), faults_(faults), procs_(block.procs),
+        threads_(group.ranks_share_a_process()), start_(Clock::now()), last_beat_(procs_, 0),
+        last_phase_(procs_, -1), last_progress_(procs_, start_), launch_progress_(start_),
+        next_memory_sample_(start_), launch_cpu_(procs_, -1) {}
+
+  Supervision run(const std::function<void()>& before_teardown, const std::function<void(double)>& on_tick) {
+    while (group_.running() > 0) {
+      absorb(group_.wait_exits(kPollInterval));
+      if (group_.running() == 0) break;
+      if (faults_) faults_->poll(group_, block_, sup_.exits);
+      if (!round(on_tick)) break;
+    }
+    if (faults_) faults_->release(group_, sup_.exits);
+    if (group_.running() > 0) tear_down(before_teardown);
+    name_failed_ranks();
+    sup_.wall_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    return std::move(sup_);
+  }
+
+ private:
   // Under the thread start method a rank whose thread returned cannot hang, though its exit is only
   // seen when the whole host ends. A worker process that finished its work and then hangs on its
   // way out (an exit handler, a static destructor) is still a hang.
-  const bool threads = group.ranks_share_a_process();
-  auto finished = [&](int r) {
-    const auto phase = static_cast<WorkerPhase>(block.slots[r].phase.load(std::memory_order_acquire));
-    return threads && (phase == WorkerPhase::kDone || phase == WorkerPhase::kFailed);
-  };
-  auto absorb = [&](const std::vector<WorkerExit>& exits) {
-    for (const WorkerExit& e : exits) {
-      sup.exits[e.rank] = e;
-      if (!e.clean()) {
-        failed_ranks.push_back(e.rank);
-        block.failed_workers.fetch_add(1, std::memory_order_release);
-        block.start_barrier.abort();
-      }
-    }
-  };
+  bool finished(int r) const {
+    const auto phase = static_cast<WorkerPhase>(block_.slots[r].phase.load(std::memory_order_acquire));
+    return threads_ && (phase == WorkerPhase::kDone || phase == WorkerPhase::kFailed);
+  }
 
-  while (group.running() > 0) {
-    absorb(group.wait_exits(kPollInterval));
-    if (group.running() == 0) break;
-    if (faults) faults->poll(group, block, sup.exits);
-    const auto now = Clock::now();
-    if (interrupt_requested()) {
-      sup.status = RunStatus::kInterrupted;
-      sup.message = fmt::format("interrupted by signal {}", interrupt_signal());
-      break;
-    }
-    const bool launching = block.start_barrier.generation() == 0 && !block.start_barrier.aborted();
-    stalled.clear();
-    for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r)) continue;
-      const WorkerSlot& s = block.slots[r];
-      const std::uint64_t beat = s.heartbeat.load(std::memory_order_acquire);
-      const std::int32_t phase = s.phase.load(std::memory_order_acquire);
-      if (beat != last_beat[r] || phase != last_phase[r]) {
-        last_beat[r] = beat;
-        last_phase[r] = phase;
-        last_progress[r] = now;
-        if (launching) launch_progress = now;
+  void absorb(const std::vector<WorkerExit>& exits) {
+    for (const WorkerExit& e : exits) {
+      sup_.exits[e.rank] = e;
+      if (!e.clean()) {
+        failed_ranks_.push_back(e.rank);
+        block_.failed_workers.fetch_add(1, std::memory_order_release);
+        block_.start_barrier.abort();
       }
-    }
-    if (launching && !threads && now >= next_memory_sample) {
-      // A launching worker that uses CPU (loading LibTorch, say) is making progress. Under threads
-      // every rank shares the host's CPU time, the runner's included: not a signal.
-      const auto pids = group.pids();
-      for (int r = 0; r < procs && static_cast<std::size_t>(r) < pids.size(); ++r) {
-        if (sup.exits.count(r) || pids[r] <= 0 ||
-            block.slots[r].phase.load(std::memory_order_acquire) != static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
-          continue;
-        }
-        const long long ticks = cpu_ticks(pids[r]);
-        if (ticks > launch_cpu[r]) {
-          if (launch_cpu[r] >= 0) launch_progress = now;
-          launch_cpu[r] = ticks;
-        }
-      }
-    }
-    double quiet_s = 0;
-    for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r) || finished(r)) continue;
-      const auto since = launching ? launch_progress : last_progress[r];
-      quiet_s = std::max(quiet_s, std::chrono::duration<double>(now - since).count());
-      if (now - since > hang_after) stalled.push_back(r);
-    }
-    if (on_tick) on_tick(quiet_s);
-    if (now >= next_memory_sample) {
-      next_memory_sample = now + kMemoryInterval;
-      const auto pids = group.pids();
-      for (int r = 0; r < procs && !threads; ++r) {
-        if (sup.exits.count(r) || static_cast<std::size_t>(r) >= pids.size() || pids[r] <= 0) continue;
-        if (auto m = sample_memory(pids[r])) {
-          const auto phase = static_cast<WorkerPhase>(block.slots[r].phase.load(std::memory_order_acquire));
-          sup.memory[r].add(*m, static_cast<double>(block.slots[r].steps.load(std::memory_order_relaxed)),
-                            std::chrono::duration<double>(now - start).count(), phase == WorkerPhase::kRunning);
-        }
-      }
-    }
-    if (!stalled.empty()) {
-      sup.status = RunStatus::kHang;
-      sup.message = fmt::format("no progress for {:.1f} s from rank(s) {}{}", limits.hang_timeout_s,
-                                fmt::join(stalled, ", "), launching ? " while workers were still launching" : "");
-      break;
-    }
-    if (launching && limits.launch_deadline_s > 0 && now - start > std::chrono::duration<double>(limits.launch_deadline_s)) {
-      for (int r = 0; r < procs; ++r) {
-        if (!sup.exits.count(r) && block.slots[r].phase.load() == static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
-          stalled.push_back(r);
-        }
-      }
-      sup.status = RunStatus::kHang;
-      sup.message = fmt::format("rank(s) {} still launching after the launch deadline of {:.0f} s",
-                                fmt::join(stalled, ", "), limits.launch_deadline_s);
-      break;
-    }
-    if (now - start > deadline_after) {
-      sup.status = RunStatus::kDeadline;
-      sup.message = fmt::format("cell ran past its {:.0f} s deadline", limits.deadline_s);
-      break;
     }
   }
 
-  if (faults) faults->release(group, sup.exits);
-  if (group.running() > 0) {
-    // Record where every worker still alive is before tearing it down.
-    const auto pids = group.pids();
-    for (int r = 0; r < procs; ++r) {
-      if (sup.exits.count(r) || finished(r)) continue;
-      const WorkerSlot& s = block.slots[r];
-      // Under the thread start method every rank shares the host: describe the rank's own thread.
-      const pid_t tid = threads ? s.tid.load() : 0;
-      sup.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
-                                  describe_process(pids.at(static_cast<std::size_t>(r)), tid));
+  // One round of supervision; false when the run must end (interrupt, hang, deadline).
+  bool round(const std::function<void(double)>& on_tick) {
+    const auto now = Clock::now();
+    if (interrupt_requested()) {
+      sup_.status = RunStatus::kInterrupted;
+      sup_.message = fmt::format("interrupted by signal {}", interrupt_signal());
+      return false;
     }
-    // Frozen before the (slow) stacks are taken, so they show the stuck state.
-    group.send_all(SIGSTOP);
-    if (limits.gdb_stacks && sup.status != RunStatus::kInterrupted) {
-      std::vector<int> order = stalled;
-      for (int r = 0; r < procs; ++r) {
-        if (std::find(order.begin(), order.end(), r) == order.end()) order.push_back(r);
+    const bool launching = block_.start_barrier.generation() == 0 && !block_.start_barrier.aborted();
+    observe_heartbeats(now, launching);
+    if (launching && !threads_ && now >= next_memory_sample_) observe_launch_cpu(now);
+    const double quiet_s = find_stalled(now, launching);
+    if (on_tick) on_tick(quiet_s);
+    if (now >= next_memory_sample_) sample_workers_memory(now);
+    return !limit_reached(now, launching);
+  }
+
+  void observe_heartbeats(Clock::time_point now, bool launching) {
+    for (int r = 0; r < procs_; ++r) {
+      if (sup_.exits.count(r)) continue;
+      const WorkerSlot& s = block_.slots[r];
+      const std::uint64_t beat = s.heartbeat.load(std::memory_order_acquire);
+      const std::int32_t phase = s.phase.load(std::memory_order_acquire);
+      if (beat != last_beat_[r] || phase != last_phase_[r]) {
+        last_beat_[r] = beat;
+        last_phase_[r] = phase;
+        last_progress_[r] = now;
+        if (launching) launch_progress_ = now;
       }
-      std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
-      for (int r : order) {
-        if (sup.exits.count(r)) continue;
-        const pid_t pid = pids.at(static_cast<std::size_t>(r));
-        if (!by_pid.count(pid)) {
-          by_pid[pid] = by_pid.size() < kMaxGdbProcesses
-                            ? gdb_stacks(pid)
-                            : fmt::format("(not taken: stacks are taken for {} processes at most, the ranks the hang "
-                                          "names first)",
-                                          kMaxGdbProcesses);
+    }
+  }
+
+  // A launching worker that uses CPU (loading LibTorch, say) is making progress. Under threads
+  // every rank shares the host's CPU time, the runner's included: not a signal.
+  void observe_launch_cpu(Clock::time_point now) {
+    const auto pids = group_.pids();
+    for (int r = 0; r < procs_ && static_cast<std::size_t>(r) < pids.size(); ++r) {
+      if (sup_.exits.count(r) || pids[r] <= 0 ||
+          block_.slots[r].phase.load(std::memory_order_acquire) != static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
+        continue;
+      }
+      const long long ticks = cpu_ticks(pids[r]);
+      if (ticks > launch_cpu_[r]) {
+        if (launch_cpu_[r] >= 0) launch_progress_ = now;
+        launch_cpu_[r] = ticks;
+      }
+    }
+  }
+
+  // The ranks quiet for longer than the hang timeout (into stalled_); the longest quiet, in seconds.
+  double find_stalled(Clock::time_point now, bool launching) {
+    stalled_.clear();
+    double quiet_s = 0;
+    for (int r = 0; r < procs_; ++r) {
+      if (sup_.exits.count(r) || finished(r)) continue;
+      const auto since = launching ? launch_progress_ : last_progress_[r];
+      quiet_s = std::max(quiet_s, std::chrono::duration<double>(now - since).count());
+      if (now - since > std::chrono::duration<double>(limits_.hang_timeout_s)) stalled_.push_back(r);
+    }
+    return quiet_s;
+  }
+
+  void sample_workers_memory(Clock::time_point now) {
+    next_memory_sample_ = now + kMemoryInterval;
+    if (threads_) return;
+    const auto pids = group_.pids();
+    for (int r = 0; r < procs_; ++r) {
+      if (sup_.exits.count(r) || static_cast<std::size_t>(r) >= pids.size() || pids[r] <= 0) continue;
+      if (auto m = sample_memory(pids[r])) {
+        const auto phase = static_cast<WorkerPhase>(block_.slots[r].phase.load(std::memory_order_acquire));
+        sup_.memory[r].add(*m, static_cast<double>(block_.slots[r].steps.load(std::memory_order_relaxed)),
+                           std::chrono::duration<double>(now - start_).count(), phase == WorkerPhase::kRunning);
+      }
+    }
+  }
+
+  // A hang, a launch past its deadline or the cell past its deadline: the status says which.
+  bool limit_reached(Clock::time_point now, bool launching) {
+    if (!stalled_.empty()) {
+      sup_.status = RunStatus::kHang;
+      sup_.message = fmt::format("no progress for {:.1f} s from rank(s) {}{}", limits_.hang_timeout_s,
+                                 fmt::join(stalled_, ", "), launching ? " while workers were still launching" : "");
+      return true;
+    }
+    if (launching && limits_.launch_deadline_s > 0 &&
+        now - start_ > std::chrono::duration<double>(limits_.launch_deadline_s)) {
+      for (int r = 0; r < procs_; ++r) {
+        if (!sup_.exits.count(r) && block_.slots[r].phase.load() == static_cast<std::int32_t>(WorkerPhase::kLaunched)) {
+          stalled_.push_back(r);
         }
-        sup.stacks[r] = by_pid[pid];
       }
+      sup_.status = RunStatus::kHang;
+      sup_.message = fmt::format("rank(s) {} still launching after the launch deadline of {:.0f} s",
+                                 fmt::join(stalled_, ", "), limits_.launch_deadline_s);
+      return true;
     }
+    if (now - start_ > std::chrono::duration<double>(limits_.deadline_s)) {
+      sup_.status = RunStatus::kDeadline;
+      sup_.message = fmt::format("cell ran past its {:.0f} s deadline", limits_.deadline_s);
+      return true;
+    }
+    return false;
+  }
+
+  // Where every worker still alive is, its stacks (frozen first, so they show the stuck state),
+  // the caller's snapshot, then the kill and the reaping.
+  void tear_down(const std::function<void()>& before_teardown) {
+    const auto pids = group_.pids();
+    for (int r = 0; r < procs_; ++r) {
+      if (sup_.exits.count(r) || finished(r)) continue;
+      const WorkerSlot& s = block_.slots[r];
+      // Under the thread start method every rank shares the host: describe the rank's own thread.
+      const pid_t tid = threads_ ? s.tid.load() : 0;
+      sup_.stalls[r] = fmt::format("{} at step {}; {}", phase_name(s.phase.load()), s.steps.load(),
+                                   describe_process(pids.at(static_cast<std::size_t>(r)), tid));
+    }
+    group_.send_all(SIGSTOP);
+    if (limits_.gdb_stacks && sup_.status != RunStatus::kInterrupted) take_stacks(pids);
     if (before_teardown) {
       try {
         before_teardown();
       } catch (const std::exception& e) {
-        sup.message += fmt::format(" (snapshot before teardown failed: {})", e.what());
+        sup_.message += fmt::format(" (snapshot before teardown failed: {})", e.what());
       }
     }
-    block.start_barrier.abort();
-    group.kill_all();
+    block_.start_barrier.abort();
+    group_.kill_all();
     const auto until = Clock::now() + kReapGrace;
-    while (group.running() > 0 && Clock::now() < until) absorb(group.wait_exits(kPollInterval));
+    while (group_.running() > 0 && Clock::now() < until) absorb(group_.wait_exits(kPollInterval));
   }
 
-  if (sup.status == RunStatus::kCompleted && !failed_ranks.empty()) {
-    sup.status = RunStatus::kWorkerFailed;
+  void take_stacks(const std::vector<pid_t>& pids) {
+    std::vector<int> order = stalled_;  // the ranks the hang names come first
+    for (int r = 0; r < procs_; ++r) {
+      if (std::find(order.begin(), order.end(), r) == order.end()) order.push_back(r);
+    }
+    std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
+    for (int r : order) {
+      if (sup_.exits.count(r)) continue;
+      const pid_t pid = pids.at(static_cast<std::size_t>(r));
+      if (!by_pid.count(pid)) {
+        by_pid[pid] = by_pid.size() < kMaxGdbProcesses
+                          ? gdb_stacks(pid)
+                          : fmt::format("(not taken: stacks are taken for {} processes at most, the ranks the hang "
+                                        "names first)",
+                                        kMaxGdbProcesses);
+      }
+      sup_.stacks[r] = by_pid[pid];
+    }
+  }
+
+  void name_failed_ranks() {
+    if (sup_.status != RunStatus::kCompleted || failed_ranks_.empty()) return;
+    sup_.status = RunStatus::kWorkerFailed;
     std::vector<std::string> parts;
-    for (int r : failed_ranks) {
-      const WorkerSlot& s = block.slots[r];
-      std::string what = fmt::format("rank {}: {} at step {}", r, describe_exit(sup.exits[r]), s.steps.load());
+    for (int r : failed_ranks_) {
+      const WorkerSlot& s = block_.slots[r];
+      std::string what = fmt::format("rank {}: {} at step {}", r, describe_exit(sup_.exits[r]), s.steps.load());
       if (s.error[0] != '\0') what += fmt::format(" ({})", s.error);
       parts.push_back(what);
     }
-    sup.message = fmt::format("{}", fmt::join(parts, "; "));
+    sup_.message = fmt::format("{}", fmt::join(parts, "; "));
   }
-  sup.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  return sup;
+
+  WorkerGroup& group_;
+  HarnessBlock& block_;
+  const WatchdogLimits& limits_;
+  FaultInjector* faults_;
+  const int procs_;
+  const bool threads_;
+  const Clock::time_point start_;
+  Supervision sup_;
+  std::vector<std::uint64_t> last_beat_;
+  std::vector<std::int32_t> last_phase_;
+  std::vector<Clock::time_point> last_progress_;
+  Clock::time_point launch_progress_, next_memory_sample_;
+  std::vector<long long> launch_cpu_;  // CPU ticks each launching worker had used
+  std::vector<int> failed_ranks_;
+  std::vector<int> stalled_;  // the ranks a hang names
+};
+
+}  // namespace
+
+Supervision supervise(WorkerGroup& group, HarnessBlock& block, const WatchdogLimits& limits,
+                      const std::function<void()>& before_teardown, FaultInjector* faults,
+                      const std::function<void(double quiet_s)>& on_tick) {
+  return Supervisor(group, block, limits, faults).run(before_teardown, on_tick);
 }
 
 }  // namespace sharebench

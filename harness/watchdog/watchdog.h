@@ -22,7 +22,7 @@
 
 #include "harness/faults/fault_injector.h"
 #include "harness/launch/launcher.h"
-#include "harness/watchdog/memory_probe.h"
+#include "harness/proc/memory_probe.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"
 

@@ -25,7 +25,7 @@
 #include <fmt/format.h>
 
 #include "harness/ipc/averaging_manager.h"
-#include "harness/runner/leak_check.h"
+#include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
 #include "scenarios/averaging/gloo_transport.h"
 #include "scenarios/shared_training.h"
@@ -228,21 +228,21 @@ class AveragingScenario : public Scenario {
     if (transport_ == Transport::kPipe) {
       const std::string how = manager_.finish(io_timeout_s());
       const bool clean = manager_.ended_cleanly();
-      ctx.check("manager-exited", clean ? Verdict::kPass : Verdict::kFail, clean ? 0.0 : 1.0,
+      ctx.check(checks::kManagerExited, clean ? Verdict::kPass : Verdict::kFail, clean ? 0.0 : 1.0,
                 fmt::format("the averaging manager process {}", how));
     }
     if (!ctx.all_completed()) {
-      ctx.check("replicas-agree", Verdict::kUnknown, std::nullopt, "a worker did not finish");
+      ctx.check(checks::kReplicasAgree, Verdict::kUnknown, std::nullopt, "a worker did not finish");
       return;
     }
     if (transport_ == Transport::kGloo) {  // summed in ring order: equal up to rounding, not bit for bit
       double spread = 0;
       for (const auto& wv : ctx.workers()) spread = std::max(spread, wv.metric("replica_spread", NAN));
-      check_within(ctx, "replicas-agree", spread, kAllreduceTolerance,
+      check_within(ctx, checks::kReplicasAgree, spread, kAllreduceTolerance,
                    fmt::format("after each of the first {} rounds, every parameter of the {} replicas",
                                std::min(std::min(state->rounds, kRecordedRounds), kSpreadRounds), world_));
     } else if (state->rounds == 0) {
-      ctx.check("replicas-agree", Verdict::kPass, 0.0,
+      ctx.check(checks::kReplicasAgree, Verdict::kPass, 0.0,
                 fmt::format("no averaging round in {} steps (--average-every {})", w.steps, w.average_every));
     } else {
       check_replicas_agree(ctx, ReplicaLog::attach(arena, kChecksums));
@@ -273,7 +273,7 @@ class AveragingScenario : public Scenario {
       const torch::Tensor expected = torch::from_blob(const_cast<float*>(ref.final_parameters.data()),
                                                       {state->floats}, torch::kFloat32);
       ctx.metric("final_max_abs_diff_from_serial", (final[0] - expected).abs().max().item<double>());
-      check_within(ctx, "matches-serial", ctx.workers().front().metric("gradient_max_abs_diff", NAN), kGradientTolerance,
+      check_within(ctx, checks::kMatchesSerial, ctx.workers().front().metric("gradient_max_abs_diff", NAN), kGradientTolerance,
                    fmt::format("over the first {} steps, at most, the averaged gradient against the large-batch one",
                                kExactRounds));
     }
@@ -359,7 +359,7 @@ SHAREBENCH_SCENARIO(AveragingScenario, "averaging")
     ->Variant("grads-pipe", "average gradients through a manager process over Unix sockets")
     ->Variant("params-gloo", "average parameters with c10d Gloo all-reduce (FileStore, or TCPStore under torchrun)")
     ->Variant("grads-gloo", "average gradients with c10d Gloo all-reduce (FileStore, or TCPStore under torchrun)")
-    ->KnownBug("no-barrier", "readers do not wait for writers before averaging", Expectation{{"replicas-agree"}, {"convergence"}})
-    ->KnownBug("skip-round", "one replica skips one averaging round", Expectation{{"replicas-agree"}, {"convergence"}});
+    ->KnownBug("no-barrier", "readers do not wait for writers before averaging", Expectation{{checks::kReplicasAgree}, {checks::kConvergence}})
+    ->KnownBug("skip-round", "one replica skips one averaging round", Expectation{{checks::kReplicasAgree}, {checks::kConvergence}});
 
 }  // namespace sharebench

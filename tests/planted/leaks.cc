@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "harness/runner/leak_check.h"
+#include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
 
 namespace {

@@ -1,0 +1,96 @@
+// CellConfig: naming of cells, equality and the JSON text workers receive (cell_config_json.h).
+#include "harness/config/cell_config.h"
+#include "harness/config/cell_config_json.h"
+
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sharebench {
+
+using nlohmann::json;
+
+std::string_view to_string(StartMethod m) {
+  switch (m) {
+    case StartMethod::kFork: return "fork";
+    case StartMethod::kSpawn: return "spawn";
+    case StartMethod::kForkserver: return "forkserver";
+    case StartMethod::kThread: return "thread";
+  }
+  return "?";
+}
+
+std::ostream& operator<<(std::ostream& out, StartMethod m) { return out << to_string(m); }
+
+std::optional<StartMethod> parse_start_method(std::string_view s) {
+  for (StartMethod m : all_start_methods()) {
+    if (to_string(m) == s) return m;
+  }
+  return std::nullopt;
+}
+
+const std::vector<StartMethod>& all_start_methods() {
+  static const std::vector<StartMethod> all{StartMethod::kFork, StartMethod::kSpawn,
+                                            StartMethod::kForkserver, StartMethod::kThread};
+  return all;
+}
+
+std::string command_name(const std::vector<std::string>& command) {
+  // The first word that is not an interpreter or one of its options: "python3 -u x/hogwild.py" is
+  // "hogwild.py", "python3 -m pkg.main" is "pkg.main", "sh -c '...'" is "sh-c".
+  auto base = [](const std::string& w) {
+    const std::size_t slash = w.rfind('/');
+    return slash == std::string::npos ? w : w.substr(slash + 1);
+  };
+  // A name goes into ids, reports and file names: nothing that a terminal, a Markdown table or a
+  // page would read as markup.
+  auto plain = [](std::string name) {
+    for (char& ch : name) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f || ch == '|' || ch == '`' || ch == '<' || ch == '>' || ch == ' ') ch = '_';
+    }
+    return name;
+  };
+  std::string interpreter_word = "python";
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const std::string b = base(command[i]);
+    const bool last = i + 1 == command.size();
+    if (b == "-m" && !last) return plain(command[i + 1]);
+    if (b == "-c") return plain(interpreter_word + "-c");
+    const bool interpreter = b.rfind("python", 0) == 0 || b == "env" || b == "bash" || b == "sh" || b == "torchrun";
+    if (interpreter && b != "env") interpreter_word = b.rfind("python", 0) == 0 ? "python" : b;
+    const bool assignment = b.find('=') != std::string::npos;  // env NAME=VALUE ...
+    if (!last && (interpreter || assignment || b.rfind('-', 0) == 0)) continue;
+    return plain(b);
+  }
+  return command.empty() ? std::string() : plain(base(command.front()));
+}
+
+std::string CellConfig::id() const {
+  const std::string what = command.empty() ? variant : command_name(command);
+  const std::string how = command.empty() ? std::string(to_string(start)) : mp_start.empty() ? "own" : mp_start;
+  std::string id = fmt::format("{}/{}@{}:{}", scenario, what, how, procs);
+  if (workload.model != "mlp") {  // "+transformer-s", or a TorchScript file's name
+    const std::size_t slash = workload.model.rfind('/');
+    id += "+" + (slash == std::string::npos ? workload.model : workload.model.substr(slash + 1));
+  }
+  if (fault.active()) id += "~" + fault.spec();
+  return id;
+}
+
+bool operator==(const WorkloadOptions& a, const WorkloadOptions& b) { return json(a) == json(b); }
+bool operator==(const CellConfig& a, const CellConfig& b) { return json(a) == json(b); }
+
+std::string CellConfig::to_json() const { return json(*this).dump(); }
+
+CellConfig CellConfig::from_json(std::string_view text) {
+  try {
+    return json::parse(text).get<CellConfig>();
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(fmt::format("cell config: {}", e.what()));
+  }
+}
+
+}  // namespace sharebench

@@ -1,0 +1,315 @@
+// cell_flags: the flag table, strict number parsing and the reproduce line.
+#include "harness/config/cell_flags.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace sharebench {
+
+std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max) {
+    throw UsageError(fmt::format("{} must be a whole number from {} to {}, got '{}'", flag, min, max, text));
+  }
+  return v;
+}
+
+double parse_flag_double(const std::string& flag, const std::string& text, double min, double max) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < min || v > max) {
+    throw UsageError(fmt::format("{} must be a number from {} to {}, got '{}'", flag, min, max, text));
+  }
+  return v;
+}
+
+namespace {
+// Upper bounds, with where they come from.
+constexpr std::int64_t kMaxSteps = 100'000'000;   // a day of the fastest cell; guards typos
+constexpr double kMaxTimeoutS = 24 * 3600;
+constexpr std::int64_t kMaxArenaMb = 65536;       // reserved sparsely, but mapped: keep it sane
+constexpr std::int64_t kMaxThreads = 256;
+
+std::string num(double v) { return fmt::format("{}", v); }  // shortest text that reads back exactly
+
+CellFlag int_flag(std::string flag, std::string help, std::int64_t min, std::int64_t max,
+                  std::int64_t& (*field)(CellConfig&)) {
+  CellFlag f;
+  f.flag = flag;
+  f.help = std::move(help);
+  f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_int(flag, t, min, max); };
+  f.format = [field](CellConfig c) { return std::to_string(field(c)); };  // a copy: the accessor is non-const
+  return f;
+}
+
+CellFlag double_flag(std::string flag, std::string help, double min, double max, double& (*field)(CellConfig&)) {
+  CellFlag f;
+  f.flag = flag;
+  f.help = std::move(help);
+  f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_double(flag, t, min, max); };
+  f.format = [field](CellConfig c) { return num(field(c)); };
+  return f;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// How much the workers run, from which seed, under which chaos.
+void add_workload_flags(std::vector<CellFlag>& flags) {
+  flags.push_back(int_flag("--steps", "training steps (units of work) per worker", 1, kMaxSteps,
+                           [](CellConfig& c) -> std::int64_t& { return c.workload.steps; }));
+  {
+    CellFlag f;
+    f.flag = "--seed";
+    f.exec = true;
+    f.help = "seed for data and initial weights";
+    f.exec_help = "seed of kill:random's draw of a child (the program's own randomness is its own)";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      c.workload.seed = static_cast<std::uint64_t>(parse_flag_int("--seed", t, 0, INT64_MAX));
+    };
+    f.format = [](const CellConfig& c) { return std::to_string(c.workload.seed); };
+    flags.push_back(f);
+  }
+  {
+    CellFlag f;
+    f.flag = "--chaos";
+    f.help = "perturb every worker's schedule from this seed (docs/chaos.md): rare interleavings become common; 0: off";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      c.chaos_seed = static_cast<std::uint64_t>(parse_flag_int("--chaos", t, 0, INT64_MAX));
+    };
+    f.format = [](const CellConfig& c) { return std::to_string(c.chaos_seed); };
+    flags.push_back(f);
+  }
+}
+
+// The model and its training.
+void add_training_flags(std::vector<CellFlag>& flags) {
+  flags.push_back(int_flag("--batch", "batch size", 1, 1 << 20, [](CellConfig& c) -> std::int64_t& { return c.workload.batch; }));
+  flags.push_back(double_flag("--lr", "SGD learning rate", 1e-9, 99.0, [](CellConfig& c) -> double& { return c.workload.lr; }));
+  flags.push_back(double_flag("--momentum", "SGD momentum (its buffers are shared too)", 0.0, 0.999,
+                              [](CellConfig& c) -> double& { return c.workload.momentum; }));
+  flags.push_back(int_flag("--hidden", "width of the two hidden layers", 1, 65536,
+                           [](CellConfig& c) -> std::int64_t& { return c.workload.hidden; }));
+  {
+    auto string_flag = [&](std::string flag, std::string help, std::string& (*field)(CellConfig&)) {
+      CellFlag f;
+      f.flag = flag;
+      f.help = std::move(help);
+      f.parse = [flag, field](CellConfig& c, const std::string& t) {
+        if (t.empty()) throw UsageError(fmt::format("{} must not be empty", flag));
+        field(c) = t;
+      };
+      f.format = [field](CellConfig c) { return field(c); };
+      flags.push_back(f);
+    };
+    string_flag("--model",
+                "the model every strategy shares: mlp, convnet-s, convnet-m, transformer-s, transformer-m, or the path "
+                "of a TorchScript file (torch.jit.save) with --input-shape; a list (convnet-s,convnet-m) is a matrix axis for "
+                "the training and inference scenarios",
+                [](CellConfig& c) -> std::string& { return c.workload.model; });
+    string_flag("--input-shape", "a TorchScript model's one sample, without the batch dimension: 3,32,32",
+                [](CellConfig& c) -> std::string& { return c.workload.input_shape; });
+    string_flag("--input-dtype", "a TorchScript model's input: float32, or int64:V for tokens in [0, V)",
+                [](CellConfig& c) -> std::string& { return c.workload.input_dtype; });
+  }
+  flags.push_back(int_flag("--threads", "intra-op threads per worker", 1, kMaxThreads,
+                           [](CellConfig& c) -> std::int64_t& { return c.workload.threads_per_worker; }));
+  flags.push_back(int_flag("--average-every", "averaging: steps between parameter-averaging rounds", 1, kMaxSteps,
+                           [](CellConfig& c) -> std::int64_t& { return c.workload.average_every; }));
+  flags.push_back(int_flag("--sync-every", "a3c: steps between pulls of the shared parameters into a worker's replica",
+                           1, kMaxSteps, [](CellConfig& c) -> std::int64_t& { return c.workload.sync_every; }));
+  flags.push_back(int_flag("--step-delay-us", "pause after every step, µs (slows a run on purpose)", 0, 10'000'000,
+                           [](CellConfig& c) -> std::int64_t& { return c.workload.step_delay_us; }));
+}
+
+// How a repetition is supervised: hang and deadline, the fault, the arena, stacks.
+void add_supervision_flags(std::vector<CellFlag>& flags) {
+  flags.push_back(double_flag("--hang-timeout", "seconds without progress that make a hang", 0.01, kMaxTimeoutS,
+                              [](CellConfig& c) -> double& { return c.hang_timeout_s; }));
+  flags.back().exec = true;
+  flags.back().exec_help = "seconds without a progress beat from any process of the program (before its first beat, "
+                           "without CPU time anywhere in its tree) that make a hang";
+  flags.push_back(double_flag("--deadline", "seconds a cell repetition may take in all", 0.01, kMaxTimeoutS,
+                              [](CellConfig& c) -> double& { return c.deadline_s; }));
+  flags.back().exec_help = "seconds the program may run in all before it is stopped and called a deadline (raised to fit "
+                           "--duration)";
+  flags.back().exec = true;
+  {
+    CellFlag f;
+    f.flag = "--fault";
+    f.exec = true;
+    f.help = "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
+             "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s); under `exec`, a "
+             "child of the program: kill:child@1 (its first child, 1 s after its birth), kill:child2@0.5, "
+             "kill:random@2 (2 s after the start, one drawn with --seed), stall:child@1+5";
+    f.exec_help = "inject a fault into the program's process tree: kill:child@1 (SIGKILL its first child 1 s after "
+                  "that child's birth), kill:child2@0.5 (its second), kill:random@2 (2 s after the start, a live child "
+                  "drawn with --seed), stall:child@1+5 (SIGSTOP for 5 s, then SIGCONT); multiprocessing's helpers are "
+                  "never chosen";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      try {
+        c.fault = FaultPlan::parse(t);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--fault: ") + e.what());
+      }
+    };
+    f.format = [](const CellConfig& c) { return c.fault.spec(); };
+    flags.push_back(f);
+  }
+  flags.push_back(int_flag("--arena-mb", "shared arena capacity per cell, MiB (reserved sparsely)", 1, kMaxArenaMb,
+                           [](CellConfig& c) -> std::int64_t& { return c.arena_mb; }));
+  flags.push_back(double_flag("--max-growth-mb",
+                              "the memory check: how far a worker's private memory (USS) may grow during its work, "
+                              "MiB",
+                              0.0, 1e6, [](CellConfig& c) -> double& { return c.max_growth_mb; }));
+}
+
+// How a repetition is judged and what exec alone takes.
+void add_judging_flags(std::vector<CellFlag>& flags) {
+  {
+    CellFlag f;
+    f.flag = "--stacks";
+    f.exec = true;
+    f.help = "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)";
+    f.exec_help = "on a hang, native stacks of the program's processes: gdb, proc (/proc only), auto (gdb when "
+                  "installed); Python stacks are taken in every case";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      if (t != "gdb" && t != "proc" && t != "auto") {
+        throw UsageError(fmt::format("--stacks must be gdb, proc or auto, got '{}'", t));
+      }
+      c.stacks = t;
+    };
+    f.format = [](const CellConfig& c) { return c.stacks; };
+    flags.push_back(f);
+  }
+  {
+    CellFlag f;
+    f.flag = "--disable-check";
+    f.exec = true;
+    f.help = "detector self-test: drop these checks from the results, as if switched off; a planted bug only "
+             "they catch then fails the run";
+    f.list = true;
+    f.parse = [](CellConfig& c, const std::string& t) {
+      for (const std::string& name : split_list(t)) {
+        if (name.empty() || name.size() > 64 ||
+            name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos) {
+          throw UsageError(fmt::format("--disable-check takes check names (a-z, 0-9, '-', '_', '.'), got '{}'", name));
+        }
+        if (std::find(c.disabled_checks.begin(), c.disabled_checks.end(), name) == c.disabled_checks.end()) {
+          c.disabled_checks.push_back(name);
+        }
+      }
+    };
+    f.format = [](const CellConfig& c) { return fmt::format("{}", fmt::join(c.disabled_checks, ",")); };
+    flags.push_back(f);
+  }
+  flags.push_back(double_flag("--duration",
+                              "for a program that runs until stopped: after this many seconds it gets SIGINT, as a "
+                              "Ctrl-C would give it, then a grace to shut down (then SIGTERM, SIGKILL); 0: none",
+                              0.0, kMaxTimeoutS, [](CellConfig& c) -> double& { return c.duration_s; }));
+  flags.back().exec = flags.back().exec_only = true;
+  {
+    CellFlag f;
+    f.flag = "--sharing-checks";
+    f.exec = f.exec_only = true;
+    f.help = "on: watch forks, what children receive and shared optimizers in every Python process of the program "
+             "(docs/exec.md); off: no Python hooks but the stacks and the start method";
+    f.parse = [](CellConfig& c, const std::string& t) {
+      if (t != "on" && t != "off") throw UsageError(fmt::format("--sharing-checks must be on or off, got '{}'", t));
+      c.sharing_checks = t == "on";
+    };
+    f.format = [](const CellConfig& c) { return std::string(c.sharing_checks ? "on" : "off"); };
+    flags.push_back(f);
+  }
+}
+
+std::vector<CellFlag> make_flags() {
+  std::vector<CellFlag> flags;
+  add_workload_flags(flags);
+  add_training_flags(flags);
+  add_supervision_flags(flags);
+  add_judging_flags(flags);
+  return flags;
+}
+}  // namespace
+
+const std::vector<CellFlag>& cell_flags() {
+  static const std::vector<CellFlag> flags = make_flags();
+  return flags;
+}
+
+const CellFlag* find_cell_flag(const std::string& flag) {
+  for (const CellFlag& f : cell_flags()) {
+    if (f.flag == flag) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
+  if (!c.command.empty()) {  // a program run by `sharebench exec`
+    std::vector<std::string> args{"exec"};
+    if (!c.mp_start.empty()) args.insert(args.end(), {"--mp-start", c.mp_start});
+    if (!c.workdir.empty()) args.insert(args.end(), {"--workdir", c.workdir});
+    const CellConfig defaults;
+    for (const CellFlag& f : cell_flags()) {
+      if (!f.exec) continue;
+      const std::string value = f.format(c);
+      if (value != f.format(defaults)) args.insert(args.end(), {f.flag, value});
+    }
+    if (repetitions != 1) args.insert(args.end(), {"--repetitions", std::to_string(repetitions)});
+    args.emplace_back("--");
+    args.insert(args.end(), c.command.begin(), c.command.end());
+    return args;
+  }
+  std::vector<std::string> args{"run", "--scenario", c.scenario_variant(), "--start", std::string(to_string(c.start)),
+                                "--procs", std::to_string(c.procs)};
+  const CellConfig defaults;
+  for (const CellFlag& f : cell_flags()) {
+    const std::string value = f.format(c);
+    // Steps and seed always: a reader of the line should not need to know the defaults.
+    if (value != f.format(defaults) || f.flag == "--steps" || f.flag == "--seed") {
+      args.push_back(f.flag);
+      args.push_back(value);
+    }
+  }
+  if (repetitions != 1) {
+    args.emplace_back("--repetitions");
+    args.push_back(std::to_string(repetitions));
+  }
+  return args;
+}
+
+std::string shell_quote(const std::string& arg) {
+  const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                           "0123456789-_./:@,+=%") == std::string::npos;
+  if (plain) return arg;
+  std::string out = "'";
+  for (char ch : arg) {
+    if (ch == '\'') out += "'\\''";
+    else out += ch;
+  }
+  return out + "'";
+}
+
+std::string repro_command(const std::string& binary, const CellConfig& cell, int repetitions) {
+  std::string cmd = shell_quote(binary);
+  for (const std::string& a : repro_args(cell, repetitions)) cmd += " " + shell_quote(a);
+  return cmd;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,54 @@
+// cell_flags: the one table of command-line flags that change a cell. `run` reads its options
+// through it, and `repro` (and every printed reproduce line) writes a stored CellConfig back
+// through it, so a cell re-run from its results file has exactly the stored config: a new option
+// is one row here and a field in CellConfig, nothing else.
+//
+// Values are parsed into their final type with range checks (no wrapping, no trailing text); a
+// bad value throws UsageError with one sentence naming the flag, the value and what is allowed.
+// The matrix axes (--scenario, --start, --procs) are not rows: every reproduce line names them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/config/cell_config.h"
+
+namespace sharebench {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CellFlag {
+  std::string flag;     // "--steps"
+  std::string help;     // for --help
+  std::string exec_help;  // for `exec --help`, where the flag means something of a program's ("": help)
+  bool list = false;    // takes a comma-separated list (may be repeated)
+  bool exec = false;    // `sharebench exec` takes it too (it changes how a program's cell is run or judged)
+  bool exec_only = false;  // only `sharebench exec` takes it (`run` has no program to apply it to)
+  // Sets the config's field from the flag's text; throws UsageError.
+  std::function<void(CellConfig&, const std::string&)> parse;
+  // The field as the flag takes it.
+  std::function<std::string(const CellConfig&)> format;
+};
+
+// Every cell flag, in --help order.
+const std::vector<CellFlag>& cell_flags();
+const CellFlag* find_cell_flag(const std::string& flag);
+
+// The arguments (after the binary) that re-run exactly this cell: the axes, then every flag whose
+// value differs from the default, then --repetitions when not 1.
+std::vector<std::string> repro_args(const CellConfig& cell, int repetitions);
+// Quotes an argument for a POSIX shell when it needs it ('…' with embedded quotes escaped).
+std::string shell_quote(const std::string& arg);
+// binary + repro_args, each argument shell-quoted: safe to paste.
+std::string repro_command(const std::string& binary, const CellConfig& cell, int repetitions);
+
+// Strict number parsing for flags: the whole text, in [min, max]; UsageError otherwise.
+std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max);
+double parse_flag_double(const std::string& flag, const std::string& text, double min, double max);
+
+}  // namespace sharebench

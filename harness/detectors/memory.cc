@@ -1,0 +1,74 @@
+// `memory`: no worker's private memory kept growing past the bound while it worked
+// (harness/proc/memory_probe.h: from a quarter of the way through to the end). Only when some
+// worker was sampled often enough (not under threads: they share one process), and not under
+// AddressSanitizer, whose quarantine keeps freed memory private for a while.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/detectors/detector.h"
+
+namespace sharebench {
+namespace {
+
+struct WorstGrowth {
+  double mb = 0, from = 0, to = 0;
+  int rank = -1, measured = 0;
+};
+
+WorstGrowth worst_growth(const Supervision& sup, const HarnessBlock& block) {
+  WorstGrowth worst;
+  for (const auto& [rank, track] : sup.memory) {
+    double a = 0, b = 0;
+    // The later of the worker's own readings: as work() returned, and its last while it worked.
+    const double end_mb = static_cast<double>(std::max(block.slots[rank].uss_kb_at_end.load(),
+                                                       block.slots[rank].uss_kb_while_working.load())) / 1024;
+    const auto growth = track.sustained_growth_mb(end_mb, &a, &b);
+    if (!growth) continue;
+    ++worst.measured;
+    if (worst.rank < 0 || *growth > worst.mb) worst = WorstGrowth{*growth, a, b, rank, worst.measured};
+  }
+  return worst;
+}
+
+class MemoryDetector final : public Detector {
+ public:
+  CheckId id() const override { return checks::kMemory; }
+  DetectorStage stage() const override { return DetectorStage::kAfterCheck; }
+  void judge(const RepetitionEvidence& e, Repetition& rep) const override {
+    const WorstGrowth worst = worst_growth(*e.supervision, *e.block);
+    if (worst.measured == 0) return;
+    // No check rather than an unknown one under ASan, which would make every clean cell of such a
+    // build unexpected (as under threads, where there is no figure per worker); the figures stay.
+    if (std::string_view(sanitizer_in_build()) == "AddressSanitizer") return;
+    // A worker's private memory holds its gradients (the model's size again) and the allocator's
+    // caches for activations: with a large model the bound grows with it, 8 times its bytes. Read
+    // after check(), where a scenario records model_bytes.
+    const auto model = rep.metrics.find("model_bytes");
+    const double model_mb = model == rep.metrics.end() ? 0 : model->second / (1 << 20);
+    const CellConfig& cell = *e.cell;
+    const double bound = std::max(cell.max_growth_mb, 8 * model_mb);
+    const std::string bound_text = bound > cell.max_growth_mb
+                                       ? fmt::format("{:.0f} MiB (8 x the model's {:.1f} MiB)", bound, model_mb)
+                                       : fmt::format("{} MiB (--max-growth-mb)", cell.max_growth_mb);
+    const std::string detail = fmt::format(
+        "rank {}'s private memory (USS) went from {:.1f} MiB a quarter of the way through its work to {:.1f} MiB "
+        "at the end",
+        worst.rank, worst.from, worst.to);
+    if (worst.mb > bound) {
+      rep.checks.push_back(Check{id(), Verdict::kFail, worst.mb,
+                                 fmt::format("{}: it kept growing, {:.1f} MiB, past the bound of {}", detail,
+                                             worst.mb, bound_text)});
+      return;
+    }
+    rep.checks.push_back(Check{id(), Verdict::kPass, worst.mb,
+                               fmt::format("{} ({} worker(s) sampled; the most any grew, within {})", detail,
+                                           worst.measured, bound_text)});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Detector> make_memory_detector() { return std::make_unique<MemoryDetector>(); }
+
+}  // namespace sharebench

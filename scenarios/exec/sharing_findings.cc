@@ -1,0 +1,646 @@
+// sharing_findings: the rules that turn sharebench_watch.py's events into checks, notes and the
+// process table's missing rows. Each rule reads only the events (and the table) it names.
+#include "scenarios/exec/sharing_findings.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace sharebench {
+
+namespace {
+using nlohmann::json;
+
+std::string text_of(const json& j, const char* key, const std::string& otherwise = "") {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+double number_of(const json& j, const char* key, double otherwise = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+int int_of(const json& j, const char* key, int otherwise = 0) {
+  return static_cast<int>(number_of(j, key, otherwise));
+}
+bool has_number(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number();
+}
+const json& array_of(const json& j, const char* key) {
+  static const json empty = json::array();
+  const auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::vector<const json*> events_of(const std::vector<json>& events, const char* kind) {
+  std::vector<const json*> out;
+  for (const json& e : events) {
+    if (text_of(e, "event") == kind) out.push_back(&e);
+  }
+  return out;
+}
+
+const json* last_event_of(const std::vector<json>& events, const char* kind, int pid) {
+  const json* found = nullptr;
+  for (const json& e : events) {
+    if (text_of(e, "event") == kind && int_of(e, "pid") == pid) found = &e;
+  }
+  return found;
+}
+
+std::string last_line(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+std::string signal_word(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+}
+
+// "exited 1", "killed by SIGKILL" from a multiprocessing exit code (negative: the signal).
+std::string exit_words(int code) { return code >= 0 ? fmt::format("exited {}", code) : fmt::format("killed by {}", signal_word(-code)); }
+
+// Where a child was started: the handoff event for it names the line of start().
+std::string started_at(const std::vector<json>& events, int child) {
+  for (const json& e : events) {
+    if (text_of(e, "event") == "handoff" && int_of(e, "child") == child) return text_of(e, "where", "?");
+  }
+  for (const json& e : events) {  // a forked child without a Process (os.fork): the line that forked
+    if (text_of(e, "event") == "start" && int_of(e, "pid") == child && e.contains("fork") && e["fork"].is_object()) {
+      return text_of(e["fork"], "where", "?");
+    }
+  }
+  return "?";
+}
+
+std::string key_list(const std::vector<std::string>& keys) {
+  std::vector<std::string> quoted;
+  for (const std::string& k : keys) quoted.push_back(fmt::format("state['{}']", k));
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
+// Findings that differ only in the process they happened in, said once with every pid: a template
+// holds "{pids}" where the processes go.
+class GroupedFindings {
+ public:
+  void add(const std::string& text_with_pids, int pid) {
+    auto& pids = by_text_[text_with_pids];
+    if (pids.empty()) order_.push_back(text_with_pids);
+    pids.push_back(pid);
+  }
+  bool empty() const { return order_.empty(); }
+  std::size_t size() const { return order_.size(); }
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const std::string& text : order_) {
+      const std::vector<int>& pids = by_text_.at(text);
+      const std::string who = fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
+      std::string line = text;
+      for (std::size_t at; (at = line.find("{pids}")) != std::string::npos;) line.replace(at, 6, who);
+      out.push_back(line);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::vector<int>> by_text_;
+  std::vector<std::string> order_;
+};
+
+// --- fork safety ---------------------------------------------------------------------------------
+void judge_forks(const std::vector<json>& events, SharingFindings& f) {
+  int forks = 0;
+  std::map<std::string, std::vector<std::string>> hazards, threads_alive, cuda;
+  for (const json* e : events_of(events, "start")) {
+    if (!e->value("forked", false) || !e->contains("fork") || !(*e)["fork"].is_object()) continue;
+    const json& fork = (*e)["fork"];
+    if (!fork.value("torch", false)) continue;
+    ++forks;
+    const int child = int_of(*e, "pid");
+    const std::string where = text_of(fork, "where", "?");
+    const int pool = int_of(fork, "pool_threads");
+    const int intra = int_of(fork, "intra_op", 1);
+    if (pool > 0 && intra > 1) {
+      // A child that dropped to one intra-op thread before its own parallel work (DataLoader's
+      // workers do, first thing) never waits for the pool: only a child still at more than one is
+      // at risk, or one that never said (it hung or was killed).
+      const json* end = last_event_of(events, "end", child);
+      const bool dropped = end && has_number(*end, "intra_op") && int_of(*end, "intra_op") <= 1;
+      if (!dropped) {
+        hazards[where].push_back(fmt::format("pid {} (parent {}: {} pool thread(s), {} intra-op threads{})", child,
+                                             int_of(*e, "ppid"), pool, intra,
+                                             end ? fmt::format("; the child ran with {}", int_of(*end, "intra_op", intra))
+                                                 : "; the child never ended by itself"));
+      }
+    }
+    if (fork.value("cuda", false)) cuda[where].push_back(fmt::format("pid {}", child));
+    if (!array_of(fork, "python_threads").empty()) {
+      threads_alive[where].push_back(fmt::format("{}", fmt::join(array_of(fork, "python_threads"), ", ")));
+    }
+  }
+  if (forks == 0) return;
+  for (const auto& [where, who] : cuda) {
+    f.notes.push_back(fmt::format("CUDA was initialised in the process that forked at {} ({}): a forked child cannot use "
+                                  "CUDA (use spawn or forkserver)",
+                                  where, fmt::join(who, ", ")));
+  }
+  for (const auto& [where, names] : threads_alive) {
+    std::set<std::string> distinct(names.begin(), names.end());
+    f.notes.push_back(fmt::format("{} fork(s) at {} with Python threads alive ({}): a lock one of them held stays held "
+                                  "in the child",
+                                  names.size(), where, fmt::join(distinct, "; ")));
+  }
+  if (hazards.empty()) {
+    f.checks.push_back(Check{checks::kForkSafety, Verdict::kPass, 0.0,
+                             fmt::format("{} fork(s) of Python processes with torch loaded, none while OpenMP's pool ran "
+                                         "with more than one intra-op thread",
+                                         forks)});
+    return;
+  }
+  std::vector<std::string> parts;
+  std::size_t count = 0;
+  for (const auto& [where, who] : hazards) {
+    count += who.size();
+    parts.push_back(fmt::format("forked at {} while native threads started after torch's import (OpenMP's intra-op pool) "
+                                "were alive: {}",
+                                where, fmt::join(who, ", ")));
+  }
+  f.checks.push_back(Check{checks::kForkSafety, Verdict::kFail, static_cast<double>(count),
+                           fmt::format("{}; a forked child's first parallel op can wait forever for threads it does not "
+                                       "have (libgomp). Call torch.set_num_threads(1) before forking, or use spawn or "
+                                       "forkserver",
+                                       fmt::join(parts, "; "))});
+}
+
+// --- what children received ----------------------------------------------------------------------
+void judge_received_modules(const std::vector<json>& events, SharingFindings& f) {
+  int received = 0;
+  for (const json* e : events_of(events, "received")) {
+    for (const json& o : array_of(*e, "objects")) received += text_of(o, "kind") == "module";
+  }
+  if (received == 0) return;
+  GroupedFindings failures;
+  for (const json* e : events_of(events, "end")) {
+    const int pid = int_of(*e, "pid");
+    for (const json& c : array_of(*e, "changed")) {
+      const int params = int_of(c, "params"), shared = int_of(c, "shared");
+      if (shared >= params) continue;
+      const std::string what = fmt::format("{} ({}, {} of {} parameter tensors in shared memory)", text_of(c, "class"),
+                                           text_of(c, "path"), shared, params);
+      const std::string who = fmt::format("pid {} (started at {})", pid, started_at(events, pid));
+      if (e->value("distributed", false)) {
+        f.notes.push_back(fmt::format("{} trained its private copy of {} and used torch.distributed: its replicas are "
+                                      "kept in step by collectives, not by shared memory",
+                                      who, what));
+      } else if (c.value("state_dict_taken", false)) {
+        f.notes.push_back(fmt::format("{} changed its private copy of {} and took its state_dict(): its updates reach "
+                                      "the parent only if it hands them back",
+                                      who, what));
+      } else if (c.value("by_optimizer", false)) {
+        failures.add(fmt::format("{{pids}} (started at {}) trained its own copy of {}: its updates never reach the parent",
+                                 started_at(events, pid), what),
+                     pid);
+      } else {
+        f.notes.push_back(fmt::format("{} changed its private copy of {} without an optimizer: those changes never "
+                                      "reach the parent",
+                                      who, what));
+      }
+    }
+  }
+  if (failures.empty()) {
+    f.checks.push_back(Check{checks::kUpdatesShared, Verdict::kPass, 0.0,
+                             fmt::format("{} module(s) handed to children; none was trained as a private copy", received)});
+  } else {
+    f.checks.push_back(Check{checks::kUpdatesShared, Verdict::kFail, static_cast<double>(failures.size()),
+                             fmt::format("{}. Call model.share_memory() before starting the workers (under fork a "
+                                         "child's copy of an unshared model is its own)",
+                                         fmt::join(failures.lines(), "; "))});
+  }
+}
+
+// --- shared optimizers ---------------------------------------------------------------------------
+struct StateKinds {
+  std::vector<std::string> numbers, privates, shared;
+};
+StateKinds kinds_of(const json& state) {
+  StateKinds k;
+  if (!state.contains("keys") || !state["keys"].is_object()) return k;
+  for (const auto& [key, kinds] : state["keys"].items()) {
+    std::vector<std::string> ks = kinds.is_array() ? kinds.get<std::vector<std::string>>() : std::vector<std::string>{};
+    if (std::count(ks.begin(), ks.end(), "number")) k.numbers.push_back(key);
+    else if (std::count(ks.begin(), ks.end(), "private")) k.privates.push_back(key);
+    else k.shared.push_back(key);
+  }
+  return k;
+}
+
+int origin_pid(const std::string& origin) { return std::atoi(origin.c_str()); }
+
+const json* optimizer_report(const json& end, const std::string& origin) {
+  for (const json& o : array_of(end, "optimizers")) {
+    if (text_of(o, "origin") == origin) return &o;
+  }
+  return nullptr;
+}
+
+void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f) {
+  // origin -> what the parent had when it handed it over (its first handoff)
+  std::map<std::string, const json*> handed;
+  for (const json* e : events_of(events, "handoff")) {
+    for (const json& o : array_of(*e, "objects")) {
+      if (text_of(o, "kind") == "optimizer" && !text_of(o, "origin").empty()) handed.emplace(text_of(o, "origin"), &o);
+    }
+  }
+  GroupedFindings failures;
+  std::set<std::string> judged;
+  for (const json* e : events_of(events, "received")) {
+    const int child = int_of(*e, "pid");
+    for (const json& o : array_of(*e, "objects")) {
+      const std::string origin = text_of(o, "origin");
+      if (text_of(o, "kind") != "optimizer" || origin.empty() || origin_pid(origin) == child) continue;
+      judged.insert(origin);
+      const std::string name = fmt::format("{} (made at {}, {})", text_of(o, "class"), text_of(o, "where", "?"),
+                                           text_of(o, "path"));
+      const json state = o.value("state", json::object());
+      const StateKinds k = kinds_of(state);
+      const auto parent = handed.find(origin);
+      const StateKinds before = parent != handed.end() ? kinds_of(parent->second->value("state", json::object())) : StateKinds{};
+      if (!k.numbers.empty()) {
+        failures.add(fmt::format("{} in {{pids}}: {} {} a Python number, so each process counts its own (bias "
+                                 "correction runs per process)",
+                                 name, key_list(k.numbers), k.numbers.size() == 1 ? "is" : "are"),
+                     child);
+      } else if (!k.privates.empty()) {
+        std::vector<std::string> were_numbers;
+        for (const std::string& key : k.privates) {
+          if (std::count(before.numbers.begin(), before.numbers.end(), key)) were_numbers.push_back(key);
+        }
+        failures.add(fmt::format("{} in {{pids}}: {} {} a private tensor in each process{}", name,
+                                       key_list(k.privates), k.privates.size() == 1 ? "is" : "are",
+                                       were_numbers.empty() ? std::string(" (never share_memory_()'d)")
+                                                            : fmt::format(" ({} a Python number in the parent, made a "
+                                                                          "tensor of each child's own when unpickled: each "
+                                                                          "process counts its own steps)",
+                                                                          were_numbers.size() == 1 ? "it was" : "they were")),
+                     child);
+      } else if (int_of(state, "entries") == 0) {
+        // Made lazily? The child's end says what its first step() created.
+        const json* end = last_event_of(events, "end", child);
+        const json* use = end ? optimizer_report(*end, origin) : nullptr;
+        if (use && int_of(*use, "steps") > 0) {
+          const StateKinds made = kinds_of(use->value("state", json::object()));
+          std::vector<std::string> unshared = made.privates;
+          unshared.insert(unshared.end(), made.numbers.begin(), made.numbers.end());
+          if (!unshared.empty()) {
+            failures.add(fmt::format("{}: its state was empty when {{pids}} received it and each one's first step() "
+                                     "created {} inside it: private moments while the parameters are shared (create "
+                                     "the state in the parent and share_memory_() it before starting the workers)",
+                                     name, key_list(unshared)),
+                         child);
+          }
+        }
+      }
+    }
+  }
+  if (judged.empty()) return;
+  if (failures.empty()) {
+    f.checks.push_back(Check{checks::kOptimizerStateShared, Verdict::kPass, 0.0,
+                             fmt::format("{} optimizer(s) shared with children; every state entry they received is in "
+                                         "shared memory",
+                                         judged.size())});
+  } else {
+    f.checks.push_back(Check{checks::kOptimizerStateShared, Verdict::kFail, static_cast<double>(failures.size()),
+                             fmt::format("{}", fmt::join(failures.lines(), "; "))});
+  }
+
+  // Lost increments of each shared step counter: step() calls in every process against how far the
+  // counter moved.
+  double lost_total = 0;
+  for (const std::string& origin : judged) {
+    double steps = 0, final_counter = -1;
+    int stepping = 0;
+    bool shared_counter = true;
+    std::string name;
+    for (const json* end : events_of(events, "end")) {
+      if (const json* use = optimizer_report(*end, origin)) {
+        steps += number_of(*use, "steps");
+        stepping += number_of(*use, "steps") > 0;
+        name = fmt::format("{} (made at {})", text_of(*use, "class"), text_of(*use, "where", "?"));
+        const json state = use->value("state", json::object());
+        if (has_number(state, "counter")) final_counter = std::max(final_counter, number_of(state, "counter"));
+        const StateKinds k = kinds_of(state);
+        shared_counter &= !std::count(k.numbers.begin(), k.numbers.end(), "step") &&
+                          !std::count(k.privates.begin(), k.privates.end(), "step");
+      }
+      for (const json& h : array_of(*end, "handed")) {
+        if (text_of(h, "origin") == origin && h.contains("state") && has_number(h["state"], "counter")) {
+          final_counter = std::max(final_counter, number_of(h["state"], "counter"));
+        }
+      }
+    }
+    const auto parent = handed.find(origin);
+    const double initial = parent != handed.end() ? number_of(parent->second->value("state", json::object()), "counter", 0) : 0;
+    if (stepping < 2 || final_counter < 0 || !shared_counter || steps <= 0) continue;
+    const double advanced = final_counter - initial;
+    const double lost = std::max(0.0, steps - advanced);
+    lost_total += lost;
+    f.notes.push_back(lost > 0 ? fmt::format("{}: {:.0f} step() calls in {} processes, its shared step counter advanced "
+                                             "{:.0f}: {:.0f} increment(s) lost to concurrent unlocked steps ({:.2f} %)",
+                                             name, steps, stepping, advanced, lost, 100.0 * lost / steps)
+                               : fmt::format("{}: {:.0f} step() calls in {} processes, its shared step counter advanced "
+                                             "{:.0f}: no increment lost",
+                                             name, steps, stepping, advanced));
+  }
+  f.metrics["optimizer_lost_increments"] = lost_total;
+}
+
+void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
+  int judged = 0;
+  GroupedFindings failures;
+  for (const json* e : events_of(events, "end")) {
+    if (text_of(*e, "role") != "child") continue;
+    const int pid = int_of(*e, "pid");
+    for (const json& o : array_of(*e, "optimizers")) {
+      const int steps = int_of(o, "steps"), params = int_of(o, "params"), shared = int_of(o, "shared");
+      if (steps == 0 || params == 0 || shared < params) continue;  // only optimizers over shared parameters
+      ++judged;
+      const std::string name = fmt::format("{} (made at {}) in {{pids}}", text_of(o, "class"), text_of(o, "where", "?"));
+      const int sampled = int_of(o, "sampled"), same = int_of(o, "same_grad"), none = int_of(o, "no_grad_steps");
+      if (sampled == 0 && none > 0) {
+        failures.add(fmt::format("{} stepped without a gradient on any parameter: the workers' gradients never "
+                                 "reach the shared model",
+                                 name),
+                     pid);
+      } else if (sampled >= 4 && same == sampled - 1) {
+        failures.add(fmt::format("{} stepped on the very same gradient at every step it was sampled at ({} of {} "
+                                 "steps): gradients linked into the shared model once and then replaced locally (e.g. "
+                                 "zero_grad(set_to_none=True) gives each backward() a new .grad) are never updated "
+                                 "again",
+                                 name, sampled, steps),
+                     pid);
+      }
+    }
+  }
+  if (judged == 0) return;
+  if (failures.empty()) {
+    f.checks.push_back(Check{checks::kGradsDelivered, Verdict::kPass, 0.0,
+                             fmt::format("{} optimizer(s) over shared parameters stepped in children, each on gradients "
+                                         "that changed from step to step",
+                                         judged)});
+  } else {
+    f.checks.push_back(Check{checks::kGradsDelivered, Verdict::kFail, static_cast<double>(failures.size()),
+                             fmt::format("{}", fmt::join(failures.lines(), "; "))});
+  }
+}
+
+// --- headroom ------------------------------------------------------------------------------------
+void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
+                    const SharingContext& m, SharingFindings& f) {
+  const double used = std::max(0.0, m.dev_shm_used_mb_peak - m.dev_shm_used_mb_before);
+  f.metrics["dev_shm_used_mb_peak"] = used;
+  if (m.dev_shm_size_mb > 0 && used > 0.5 * m.dev_shm_size_mb) {
+    f.notes.push_back(fmt::format("/dev/shm: the program used up to {:.0f} MiB of its {:.0f} MiB: shared tensors past "
+                                  "that fail with 'No space left on device' (Docker's default is 64 MiB)",
+                                  used, m.dev_shm_size_mb));
+  }
+  std::vector<std::string> crowded;
+  for (const ProcessRecord& p : processes) {
+    if (m.fd_limit > 0 && p.fds_peak > m.fd_limit / 2) {
+      crowded.push_back(fmt::format("pid {} held up to {} of its {}", p.pid, p.fds_peak, m.fd_limit));
+    }
+  }
+  if (!crowded.empty()) {
+    f.notes.push_back(fmt::format("open descriptors near RLIMIT_NOFILE: {} (the file_descriptor sharing strategy keeps one "
+                                  "per shared storage received: 'Too many open files' past the limit; raise it or use "
+                                  "file_system)",
+                                  fmt::join(crowded, "; ")));
+  }
+  // Intra-op threads of the processes alive at once, against the cores.
+  struct Span {
+    double from, to;
+    int threads;
+  };
+  // A process's span runs from its start event to its last event; its threads are the latest it
+  // reported (at torch's import, at a fork into it, at its end). A process that started Python
+  // children is left out: a parent mostly waits for its workers.
+  std::map<int, Span> spans;
+  std::set<int> parents;
+  for (const json& e : events) {
+    if (text_of(e, "event") == "start") parents.insert(int_of(e, "ppid"));
+  }
+  for (const json& e : events) {
+    const std::string kind = text_of(e, "event");
+    const double t = number_of(e, "t");
+    Span& s = spans.try_emplace(int_of(e, "pid"), Span{t, t, 0}).first->second;
+    s.from = std::min(s.from, t);
+    s.to = std::max(s.to, t);
+    // The latest figure a process reported: a worker that set one thread ran with one.
+    if ((kind == "torch" || kind == "end") && has_number(e, "intra_op")) s.threads = int_of(e, "intra_op");
+    if (kind == "start" && e.contains("fork") && e["fork"].is_object() && has_number(e["fork"], "intra_op")) {
+      s.threads = int_of(e["fork"], "intra_op");
+    }
+  }
+  for (const int p : parents) spans.erase(p);
+  int most = 0, threads_max = 0;
+  for (const auto& [pid, a] : spans) {
+    int sum = 0;
+    for (const auto& [other, b] : spans) sum += (b.from <= a.to && a.from <= b.to) ? b.threads : 0;
+    most = std::max(most, sum);
+    threads_max = std::max(threads_max, a.threads);
+  }
+  if (!spans.empty()) f.metrics["intra_op_threads_max"] = threads_max;
+  if (most > m.cores) {
+    f.notes.push_back(fmt::format("up to {} intra-op threads in processes alive at once on {} core(s): oversubscribed "
+                                  "(torch.set_num_threads in each worker)",
+                                  most, m.cores));
+  }
+  for (const json* e : events_of(events, "hook-error")) {
+    f.notes.push_back(fmt::format("the sharing hooks failed in pid {} ({}): {}; the program went on, unwatched there",
+                                  int_of(*e, "pid"), text_of(*e, "where"), text_of(*e, "error")));
+  }
+}
+}  // namespace
+
+std::vector<json> read_sharing_events(const std::string& path) {
+  std::vector<json> events;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) events.push_back(std::move(j));
+  }
+  return events;
+}
+
+void merge_events_into_processes(const std::vector<json>& events, double t0_s, std::vector<ProcessRecord>& processes) {
+  auto find = [&](int pid) -> ProcessRecord* {
+    for (ProcessRecord& p : processes) {
+      if (p.pid == pid) return &p;
+    }
+    return nullptr;
+  };
+  int next_birth = 0;
+  for (const ProcessRecord& p : processes) next_birth = std::max(next_birth, p.birth + 1);
+  for (const json& e : events) {
+    const std::string kind = text_of(e, "event");
+    const int pid = int_of(e, "pid");
+    const double at = std::max(0.0, number_of(e, "t") - t0_s);
+    if (kind == "start" && !find(pid)) {  // born and gone between two scans
+      ProcessRecord p;
+      p.pid = pid;
+      p.ppid = int_of(e, "ppid");
+      p.birth = next_birth++;
+      std::vector<std::string> argv;
+      for (const json& a : array_of(e, "argv")) {
+        if (a.is_string()) argv.push_back(a.get<std::string>());
+      }
+      p.command = fmt::format("python {}", fmt::join(argv, " "));
+      p.role = "child";
+      p.python = true;
+      p.first_seen_s = p.last_seen_s = at;
+      p.end = "ended (too short-lived for the scans; seen by its hooks)";
+      processes.push_back(std::move(p));
+    }
+    ProcessRecord* p = find(kind == "reaped" ? int_of(e, "child") : pid);
+    if (!p) continue;
+    if (kind == "end" || kind == "error") {
+      p->last_seen_s = std::max(p->last_seen_s, at);
+      if (const std::string error = text_of(e, "error"); !error.empty()) p->error = error;
+    }
+    const bool generic = p->end.rfind("ended", 0) == 0;
+    if (kind == "end" && generic && has_number(e, "code")) p->end = exit_words(int_of(e, "code"));
+    if (kind == "reaped" && generic && has_number(e, "code")) p->end = exit_words(int_of(e, "code"));
+  }
+}
+
+SharingFindings judge_sharing(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
+                              const SharingContext& machine) {
+  SharingFindings f;
+  judge_forks(events, f);
+  judge_received_modules(events, f);
+  judge_shared_optimizers(events, f);
+  judge_gradients(events, f);
+  judge_headroom(events, processes, machine, f);
+  // The cell is labelled with the forced start method; a child started some other way (an
+  // explicit context: mp.get_context("spawn"), torch.multiprocessing.spawn) says the label is not
+  // the whole truth.
+  if (!machine.forced_start.empty()) {
+    std::map<std::string, int> other;
+    for (const json* e : events_of(events, "handoff")) {
+      const std::string method = text_of(*e, "method");
+      if (!method.empty() && method != machine.forced_start) ++other[method];
+    }
+    for (const auto& [method, count] : other) {
+      f.notes.push_back(fmt::format("{} child(ren) were started with {}, not the forced {}: the program asked for that "
+                                    "context explicitly (mp.get_context(\"{}\"), torch.multiprocessing.spawn), which "
+                                    "--mp-start does not change",
+                                    count, method, machine.forced_start, method));
+    }
+  }
+  return f;
+}
+
+namespace {
+// From faulthandler's dump, the main thread's frames (its last block), innermost first: "file:line in fn".
+std::vector<std::pair<std::string, std::string>> main_thread_frames(const std::string& dump) {
+  std::vector<std::pair<std::string, std::string>> frames, block;
+  std::size_t start = 0;
+  while (start < dump.size()) {
+    std::size_t end = dump.find('\n', start);
+    if (end == std::string::npos) end = dump.size();
+    const std::string line = dump.substr(start, end - start);
+    start = end + 1;
+    if (line.find("(most recent call first)") != std::string::npos) {
+      if (!block.empty()) frames = block;
+      block.clear();
+      continue;
+    }
+    const auto file = line.find("File \"");
+    if (file == std::string::npos) continue;
+    const auto close = line.find('"', file + 6);
+    const auto lineno = line.find("line ", close);
+    const auto in = line.find(" in ", lineno);
+    if (close == std::string::npos || lineno == std::string::npos || in == std::string::npos) continue;
+    block.emplace_back(fmt::format("{}:{}", line.substr(file + 6, close - file - 6),
+                                   line.substr(lineno + 5, in - lineno - 5)),
+                       line.substr(in + 4));
+  }
+  if (!block.empty()) frames = block;
+  return frames;
+}
+
+bool library_file(const std::string& where) {
+  return where.find("/usr/lib/python3") != std::string::npos || where.find("/site-packages/") != std::string::npos ||
+         where.find("/dist-packages/") != std::string::npos || where.rfind("<frozen", 0) == 0;
+}
+
+std::string short_path(const std::string& where) {
+  for (const char* marker : {"/python3/dist-packages/", "/site-packages/", "/dist-packages/"}) {
+    if (const auto at = where.find(marker); at != std::string::npos) return where.substr(at + std::strlen(marker));
+  }
+  if (const auto at = where.find("/python3."); at != std::string::npos) {
+    const auto slash = where.find('/', at + 1);
+    if (slash != std::string::npos) return where.substr(slash + 1);
+  }
+  const auto slash = where.rfind('/');
+  return slash == std::string::npos ? where : where.substr(slash + 1);
+}
+}  // namespace
+
+std::string diagnose_program(const std::vector<ProcessRecord>& processes, bool hung) {
+  const ProcessRecord* program = nullptr;
+  for (const ProcessRecord& p : processes) {
+    if (p.role == "program") program = &p;
+  }
+  std::string first;
+  if (program && hung) {
+    const auto frames = main_thread_frames(program->python_stack);
+    if (!frames.empty()) {
+      // The call the program made into a library (the frame just inside its own innermost one):
+      // "get (multiprocessing/queues.py:103), called from main.py:117".
+      std::size_t user = frames.size();
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (!library_file(frames[i].first)) {
+          user = i;
+          break;
+        }
+      }
+      if (user == 0) {
+        first = fmt::format("the program (pid {}) is at {} in {}", program->pid, short_path(frames[0].first), frames[0].second);
+      } else {
+        const auto& [where, fn] = frames[user - 1];
+        first = fmt::format("the program (pid {}) waits in {} ({}){}", program->pid, fn, short_path(where),
+                            user < frames.size() ? fmt::format(", called from {} in {}", short_path(frames[user].first),
+                                                               frames[user].second)
+                                                 : "");
+      }
+    } else if (!program->state.empty()) {
+      first = fmt::format("the program (pid {}) is stuck: {}", program->pid, program->state.substr(0, 160));
+    } else {
+      first = fmt::format("the program (pid {}) made no progress", program->pid);
+    }
+  } else if (program && program->end.rfind("exited 0", 0) != 0 && program->end.rfind("ended", 0) != 0) {
+    first = fmt::format("the program {}", program->end);
+    if (!program->error.empty()) first += fmt::format(" ({})", last_line(program->error));
+  }
+  std::vector<std::string> failed;
+  for (const ProcessRecord& p : processes) {
+    if (p.role != "child") continue;
+    const bool bad = (p.end.rfind("exited ", 0) == 0 && p.end != "exited 0") || p.end.rfind("killed by SIG", 0) == 0;
+    if (!bad) continue;
+    failed.push_back(fmt::format("pid {} {}{}", p.pid, p.end, p.error.empty() ? "" : fmt::format(" ({})", last_line(p.error))));
+  }
+  if (first.empty() && failed.empty()) return "";
+  if (failed.empty()) return first;
+  const std::string children = fmt::format("{} of its children ended badly: {}", failed.size(), fmt::join(failed, "; "));
+  return first.empty() ? children : fmt::format("{}; {}", first, children);
+}
+
+}  // namespace sharebench
