@@ -44,6 +44,11 @@ std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& o
 int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
                    const CellConfig& base);
 
+// --format FORMAT[,FORMAT...] with the choices of the report registry (reports/report_writers.h);
+// `with_none` adds "none" for a command that prints the console report unless told not to; `dir`
+// names where the file formats go, for the help text.
+CLI::Option* add_format_option(CLI::App& cmd, std::vector<std::string>& formats, bool with_none,
+                               const std::string& dir);
 // --color auto|always|never on a subcommand that prints a console report.
 void add_color_option(CLI::App& cmd, std::string& mode);
 // Whether to paint: always; never; auto = a terminal on `fd` and no NO_COLOR in the environment.

@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 #include "reports/compare.h"
 
 namespace sharebench::cli {

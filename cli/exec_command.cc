@@ -16,7 +16,8 @@
 #include "cli/commands.h"
 #include "scenarios/exec/program_supervisor.h"
 #include "harness/plan/matrix.h"
-#include "harness/config/cell_flags.h"
+#include "harness/scenario/scenario_option.h"
+#include "harness/plan/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 
 namespace sharebench::cli {
@@ -54,10 +55,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
     else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
-  cmd->add_option("--format", f->formats, "console, json, md, html, csv, junit, gbench, none (as for run)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"console", "json", "none", "md", "html", "csv", "junit", "gbench"}))
-      ->capture_default_str();
+  add_format_option(*cmd, f->formats, true, "the run directory");
   add_color_option(*cmd, f->color);
 
   return [f, program, argc, argv] {
@@ -78,13 +76,14 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
         for (const std::string& v : f->cell_values[flag.flag]) flag.parse(request.base, v);
       }
       if (request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
-      if (request.base.duration_s > 0) {
+      const double duration_s = option_double(request.base, "duration");
+      if (duration_s > 0) {
         // The cell must outlast the window and the shutdown: its SIGINT, the grace, SIGTERM, SIGKILL.
-        const double needed = request.base.duration_s + kStopGraceS + kTermGraceS + kHelperGraceS + 10;
+        const double needed = duration_s + kStopGraceS + kTermGraceS + kHelperGraceS + 10;
         if (!f->cell_values["--deadline"].empty() && request.base.deadline_s < needed) {
           throw UsageError(fmt::format("--deadline {} is too short for --duration {}: give at least {} (the window, the "
                                        "shutdown grace and the helpers' grace), or leave --deadline out",
-                                       request.base.deadline_s, request.base.duration_s, needed));
+                                       request.base.deadline_s, duration_s, needed));
         }
         request.base.deadline_s = std::max(request.base.deadline_s, needed);
       }

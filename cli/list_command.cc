@@ -1,5 +1,5 @@
-// `sharebench list`: the registered scenarios, their variants and what each known bug must
-// produce; as text or JSON.
+// `sharebench list`: the registered scenarios, their own options, their variants and what each
+// known bug must produce; as text or JSON.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -22,6 +22,32 @@ std::vector<std::string> starts_of(const std::vector<StartMethod>& methods) {
 nlohmann::json opt_outs_of(const std::vector<std::pair<std::string, std::string>>& opt_outs) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [check, why] : opt_outs) out[check] = why;
+  return out;
+}
+
+const char* type_word(ScenarioOption::Type t) {
+  switch (t) {
+    case ScenarioOption::Type::kInt: return "int";
+    case ScenarioOption::Type::kDouble: return "number";
+    case ScenarioOption::Type::kChoice: return "choice";
+  }
+  return "?";
+}
+
+// [{"name": "average-every", "type": "int", "default": "10", "help": …, "min": 1, "max": …}, …]
+nlohmann::json options_of(const ScenarioInfo& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ScenarioOption& o : s.options()) {
+    nlohmann::json j{{"name", o.name}, {"flag", "--" + o.name}, {"type", type_word(o.type)},
+                     {"default", o.default_value}, {"help", o.help}};
+    if (o.type == ScenarioOption::Type::kChoice) {
+      j["choices"] = o.choices;
+    } else {
+      j["min"] = o.min;
+      j["max"] = o.max;
+    }
+    out.push_back(std::move(j));
+  }
   return out;
 }
 }  // namespace
@@ -50,7 +76,7 @@ std::function<int()> add_list_command(CLI::App& app) {
         }
         const std::vector<std::string> starts = starts_of(s->starts());
         out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
-                       {"starts", starts}, {"min_procs", s->min_procs()}, {"variants", variants},
+                       {"starts", starts}, {"min_procs", s->min_procs()}, {"options", options_of(*s)}, {"variants", variants},
                        {"opted_out", opt_outs_of(s->opt_outs())}});
       }
       std::puts(out.dump(2).c_str());
@@ -59,6 +85,9 @@ std::function<int()> add_list_command(CLI::App& app) {
     for (const ScenarioInfo* s : all) {
       const std::vector<std::string> starts = starts_of(s->starts());
       fmt::print("{}: {} [{}]\n", s->name(), s->description(), fmt::join(starts, ", "));
+      for (const ScenarioOption& o : s->options()) {
+        fmt::print("  --{} ({}, default {}): {}\n", o.name, type_word(o.type), o.default_value, o.help);
+      }
       for (const auto& v : s->variants()) {
         fmt::print("  {}/{}{}: {}\n", s->name(), v.name, v.known_bug ? " (known bug)" : "", v.description);
         if (v.known_bug) {

@@ -21,12 +21,7 @@ std::function<int()> add_report_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("report", "render a results file as md, html, csv, junit, gbench or console");
   cmd->add_option("results", f->results, "a results.json written by sharebench run")->required();
-  cmd->add_option("--format", f->formats,
-                  "formats, comma-separated: console and json print to stdout; md, html, csv, junit, gbench are "
-                  "written into the output directory")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"console", "json", "md", "html", "csv", "junit", "gbench"}))
-      ->capture_default_str();
+  add_format_option(*cmd, f->formats, false, "the output directory");
   add_color_option(*cmd, f->color);
   cmd->add_option("--out", f->out, "directory for the files (default: the results file's directory)");
   return [f] {
@@ -44,10 +39,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());
     }
-    for (const std::string& format : f->formats) {
-      if (format == "console") std::fputs(render_console(run, use_colour(f->color, STDOUT_FILENO)).c_str(), stdout);
-      if (format == "json") std::puts(dump_json(results_to_json(run), 1).c_str());
-    }
+    print_reports(run, f->formats, RenderOptions{use_colour(f->color, STDOUT_FILENO)}, stdout);
     return kExitOk;
   };
 }

@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "harness/results/results_json.h"
 #include "harness/runner/runner.h"
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 
 namespace sharebench::cli {

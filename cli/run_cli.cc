@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "reports/report_writers.h"
 #include "cli/run_cli.h"
 #include "harness/results/results_json.h"
 #include "harness/launch/forkserver.h"
@@ -52,6 +53,16 @@ int usage_error(const std::string& message) {
   }
   std::fprintf(stderr, "sharebench: error: %s\n", printable(line).c_str());
   return kExitUsage;
+}
+
+CLI::Option* add_format_option(CLI::App& cmd, std::vector<std::string>& formats, bool with_none,
+                               const std::string& dir) {
+  std::string help = report_formats_help(dir);
+  if (with_none) help += "; none prints nothing";
+  return cmd.add_option("--format", formats, help)
+      ->delimiter(',')
+      ->check(CLI::IsMember(report_format_names(with_none)))
+      ->capture_default_str();
 }
 
 void add_color_option(CLI::App& cmd, std::string& mode) {

@@ -1,6 +1,6 @@
 // `sharebench run`: plan the matrix, start the forkserver while the process is still clean, run
 // every cell, write the results and print the report. Every flag that changes a cell comes from
-// the table in harness/config/cell_flags.h, so the reproduce lines can write it back.
+// the table in harness/plan/cell_flags.h, so the reproduce lines can write it back.
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "harness/util/terminal.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results_json.h"
@@ -17,7 +18,7 @@
 #include "harness/plan/matrix.h"
 #include "harness/plan/resource_limits.h"
 #include "harness/runner/runner.h"
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
 #include "reports/console_report.h"
 #include "reports/report_writers.h"
@@ -72,12 +73,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
                   "run every N-th cell of the matrix, starting at the K-th (K/N, 1-based); GTEST_SHARD_INDEX and "
                   "GTEST_TOTAL_SHARDS are honoured too; join the shards' results with `sharebench merge`");
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
-  cmd->add_option("--format", f->formats,
-                  "console and json print to stdout; md, html, csv, junit, gbench are written into the run "
-                  "directory; none prints nothing")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"console", "json", "none", "md", "html", "csv", "junit", "gbench"}))
-      ->capture_default_str();
+  add_format_option(*cmd, f->formats, true, "the run directory");
   add_color_option(*cmd, f->color);
 
   return [f, argc, argv] {
@@ -145,7 +141,7 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
   }
   install_interrupt_handlers();
   run_runner_init_hook(base);
-  options.progress = ::isatty(STDERR_FILENO) != 0;
+  options.progress = terminal::is_interactive(stderr);
   const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
   if (!ran) return kExitUsage;
   const RunOutcome& outcome = *ran;
@@ -154,13 +150,10 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
   for (const std::string& written : write_reports(outcome.result, formats, dir)) {
     std::fprintf(stderr, "wrote %s\n", written.c_str());
   }
+  const RenderOptions render{use_colour(color, STDOUT_FILENO)};
   for (const std::string& format : formats) {
-    if (format == "console") {
-      std::fputs(render_console(outcome.result, use_colour(color, STDOUT_FILENO)).c_str(), stdout);
-      std::printf("results: %s\n", outcome.results_path.c_str());
-    } else if (format == "json") {
-      std::puts(dump_json(results_to_json(outcome.result), 1).c_str());
-    }
+    print_reports(outcome.result, {format}, render, stdout);
+    if (format == "console") std::printf("results: %s\n", outcome.results_path.c_str());
   }
   std::fflush(stdout);
   return outcome.exit_code;

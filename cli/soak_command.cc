@@ -16,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "harness/util/terminal.h"
+#include "reports/report_writers.h"
+#include "reports/soak_report.h"
 #include "harness/results/results_json.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
@@ -32,48 +35,9 @@ namespace {
 struct SoakFlags {
   SoakOptions options;
   std::string out;
-  std::string format = "console";
+  std::vector<std::string> formats{"console"};
 };
 
-std::string render_figures(const SoakFigures& f, double wall_s, const std::string& results_path) {
-  std::string out = fmt::format("Soak: {} cells in {:.0f} s, {} as expected\n", f.cells, wall_s, f.as_expected);
-  for (const auto& [kind, planned] : f.faults_planned) {
-    const auto it = f.faults_injected.find(kind);
-    if (kind == "none") {
-      out += fmt::format("  no fault            {:>4} cells\n", planned);
-    } else {
-      out += fmt::format("  {:<19} {:>4} planned, {:>4} injected\n", kind, planned,
-                         it == f.faults_injected.end() ? 0 : it->second);
-    }
-  }
-  out += fmt::format("  hangs detected      {:>4}\n  workers killed      {:>4} (by faults and by hang teardowns)\n",
-                     f.hangs, f.worker_deaths);
-  out += fmt::format("  leftover processes  {:>4}{}\n", f.leftover_processes.size(),
-                     f.leftover_processes.empty() ? "" : fmt::format(" (pids {})", fmt::join(f.leftover_processes, ", ")));
-  out += fmt::format("  leftover /dev/shm   {:>4}{}\n", f.leftover_segments.size(),
-                     f.leftover_segments.empty() ? "" : fmt::format(" ({})", fmt::join(f.leftover_segments, ", ")));
-  for (const std::string& u : f.unexpected) out += fmt::format("  UNEXPECTED {}\n", u);
-  out += fmt::format("{}\nresults: {}\n", f.ok() ? "Soak passed." : "Soak FAILED.", results_path);
-  return out;
-}
-
-nlohmann::json figures_json(const SoakFigures& f, const SoakOptions& o, double wall_s) {
-  return nlohmann::json{{"cells", f.cells},
-                        {"as_expected", f.as_expected},
-                        {"seed", o.seed},
-                        {"steps", o.steps},
-                        {"hang_timeout_s", o.hang_timeout_s},
-                        {"chaos_seed", o.chaos_seed},
-                        {"faults_planned", f.faults_planned},
-                        {"faults_injected", f.faults_injected},
-                        {"hangs", f.hangs},
-                        {"worker_deaths", f.worker_deaths},
-                        {"unexpected", f.unexpected},
-                        {"leftover_processes", f.leftover_processes},
-                        {"leftover_segments", f.leftover_segments},
-                        {"wall_s", wall_s},
-                        {"passed", f.ok()}};
-}
 }  // namespace
 
 // Digits only: CLI11 reads "-1" into an unsigned option as 2^64 - 1.
@@ -104,9 +68,9 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--hang-timeout", f->options.hang_timeout_s, "seconds without progress that make a hang")
       ->capture_default_str();
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>)");
-  cmd->add_option("--format", f->format, "console, json (the figures on stdout) or none")
-      ->check(CLI::IsMember({"console", "json", "none"}))
-      ->capture_default_str();
+  add_format_option(*cmd, f->formats, true, "the run directory")
+      ->description("console and json print the soak's figures to stdout; md, html, csv, junit, gbench are its "
+                    "cells' reports, written into the run directory; none prints nothing");
 
   return [f, argc, argv] {
     std::vector<PlannedCell> cells;
@@ -126,7 +90,7 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
     options.cells = std::move(cells);
     options.out_dir = f->out;
     options.command.assign(argv, argv + argc);
-    options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.progress = terminal::is_interactive(stderr);
     const auto t0 = std::chrono::steady_clock::now();
     const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
     if (!ran) return kExitUsage;
@@ -144,12 +108,14 @@ std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv) {
     figures.leftover_segments.assign(after.shm.begin(), after.shm.end());
 
     const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
-    const nlohmann::json summary = figures_json(figures, f->options, wall_s);
-    write_file_atomically(dir + "/soak.json", dump_json(summary, 1) + "\n");
-    if (f->format == "console") {
-      std::fputs(render_figures(figures, wall_s, outcome.results_path).c_str(), stdout);
-    } else if (f->format == "json") {
-      std::puts(dump_json(summary, 1).c_str());
+    const std::string summary = render_soak_json(figures, f->options, wall_s);
+    write_file_atomically(dir + "/soak.json", summary);
+    for (const std::string& written : write_reports(outcome.result, f->formats, dir)) {
+      std::fprintf(stderr, "wrote %s\n", written.c_str());
+    }
+    for (const std::string& format : f->formats) {
+      if (format == "console") std::fputs(render_soak_console(figures, wall_s, outcome.results_path).c_str(), stdout);
+      if (format == "json") std::fputs(summary.c_str(), stdout);
     }
     std::fflush(stdout);
     if (outcome.exit_code > 128) return outcome.exit_code;  // interrupted: 128 + the signal

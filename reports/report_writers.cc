@@ -7,17 +7,26 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
+#include "reports/console_report.h"
 #include "harness/util/statistics.h"
 
 namespace sharebench {
 
 const std::vector<ReportFormat>& report_formats() {
+  // Captureless lambdas adapt the writers that take no options.
   static const std::vector<ReportFormat> formats{
-      {"md", "report.md", &render_markdown},       {"html", "report.html", &render_html},
-      {"csv", "results.csv", &render_csv},         {"junit", "junit.xml", &render_junit},
-      {"gbench", "gbench.json", &render_gbench_json},
+      {"console", "", [](const RunResult& r, const RenderOptions& o) { return render_console(r, o.colour); }},
+      {"json", "", [](const RunResult& r, const RenderOptions&) { return dump_json(results_to_json(r), 1) + "\n"; }},
+      {"md", "report.md", [](const RunResult& r, const RenderOptions&) { return render_markdown(r); }},
+      {"html", "report.html", [](const RunResult& r, const RenderOptions&) { return render_html(r); }},
+      {"csv", "results.csv", [](const RunResult& r, const RenderOptions&) { return render_csv(r); }},
+      {"junit", "junit.xml", [](const RunResult& r, const RenderOptions&) { return render_junit(r); }},
+      {"gbench", "gbench.json", [](const RunResult& r, const RenderOptions&) { return render_gbench_json(r); }},
+      {"tap", "results.tap", [](const RunResult& r, const RenderOptions&) { return render_tap(r); }},
   };
   return formats;
 }
@@ -29,17 +38,39 @@ const ReportFormat* find_report_format(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> report_format_names(bool with_none) {
+  std::vector<std::string> names;
+  for (const auto& f : report_formats()) names.push_back(f.name);
+  if (with_none) names.emplace_back("none");
+  return names;
+}
+
+std::string report_formats_help(const std::string& dir) {
+  std::vector<std::string> printed, files;
+  for (const auto& f : report_formats()) (f.to_stdout() ? printed : files).push_back(f.name);
+  return fmt::format("{} print to stdout; {} are written into {}", fmt::join(printed, " and "), fmt::join(files, ", "),
+                     dir);
+}
+
 std::vector<std::string> write_reports(const RunResult& run, const std::vector<std::string>& formats,
                                        const std::string& dir) {
   std::vector<std::string> written;
   for (const std::string& name : formats) {
     const ReportFormat* f = find_report_format(name);
-    if (!f) continue;
+    if (!f || f->to_stdout()) continue;
     const std::string path = dir + "/" + f->file_name;
-    write_file_atomically(path, f->render(run));
+    write_file_atomically(path, f->render(run, RenderOptions{}));
     written.push_back(path);
   }
   return written;
+}
+
+void print_reports(const RunResult& run, const std::vector<std::string>& formats, const RenderOptions& options,
+                   std::FILE* out) {
+  for (const std::string& name : formats) {
+    const ReportFormat* f = find_report_format(name);
+    if (f && f->to_stdout()) std::fputs(f->render(run, options).c_str(), out);
+  }
 }
 
 std::string oversubscription_warning(const RunResult& run) {

@@ -3,6 +3,7 @@
 // both go through write_reports().
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,25 +11,42 @@
 
 namespace sharebench {
 
-struct ReportFormat {
-  std::string name;       // as given to --format
-  std::string file_name;  // written into the output directory
-  std::string (*render)(const RunResult&);
+// How a format renders where that matters (the console's colour).
+struct RenderOptions {
+  bool colour = false;
 };
 
-// Every format that renders to a file, in a stable order.
+// One output format: the registry below is what every command's --format offers (run, exec,
+// report, soak), in this order. A new format is a render function of its own file and one row of
+// report_formats().
+struct ReportFormat {
+  std::string name;       // as given to --format
+  std::string file_name;  // written into the output directory; empty: printed on stdout
+  std::string (*render)(const RunResult&, const RenderOptions&);
+  bool to_stdout() const { return file_name.empty(); }
+};
+
+// Every format, in a stable order: those printed on stdout first (console, json), then the files.
 const std::vector<ReportFormat>& report_formats();
 const ReportFormat* find_report_format(const std::string& name);
+// The names --format accepts; `with_none` adds "none" (print nothing), for commands that print by default.
+std::vector<std::string> report_format_names(bool with_none);
+// "console and json print to stdout; md, html, csv, junit, gbench are written into DIR": for --help.
+std::string report_formats_help(const std::string& dir);
 
-// Writes each named format into `dir` (atomically); returns the paths written.
+// Writes each named file format into `dir` (atomically); returns the paths written.
 std::vector<std::string> write_reports(const RunResult& run, const std::vector<std::string>& formats,
                                        const std::string& dir);
+// Prints each named stdout format on `out`, in the order named.
+void print_reports(const RunResult& run, const std::vector<std::string>& formats, const RenderOptions& options,
+                   std::FILE* out);
 
 std::string render_markdown(const RunResult& run);
 std::string render_html(const RunResult& run);
 std::string render_csv(const RunResult& run);
 std::string render_junit(const RunResult& run);
 std::string render_gbench_json(const RunResult& run);
+std::string render_tap(const RunResult& run);
 
 // Shared by the writers: the environment warning (workers x threads above the cores), or "".
 std::string oversubscription_warning(const RunResult& run);

@@ -93,6 +93,7 @@ std::vector<torch::Tensor> gradients_of(const std::vector<torch::Tensor>& params
 
 void A3cScenario::work(WorkerContext& ctx) {
   const WorkloadOptions& w = cell_.workload;
+  const std::int64_t sync_every = option_int(cell_, "sync-every");
   SharedArena& arena = ctx.arena();
   auto* state = arena.lookup<A3cState>(kStateRegion);
   const Dataset data = bind_dataset(arena, w);
@@ -116,7 +117,7 @@ void A3cScenario::work(WorkerContext& ctx) {
   double window = 0;
   ctx.wait_for_start();
   for (std::int64_t s = 0; s < w.steps; ++s) {
-    if (s % w.sync_every == 0) {  // pull the shared parameters into the replica
+    if (s % sync_every == 0) {  // pull the shared parameters into the replica
       const double t0 = ctx.elapsed_s();
       torch::NoGradGuard no_grad;
       for (std::size_t i = 0; i < local.size(); ++i) local[i].copy_(shared[i]);
@@ -199,6 +200,8 @@ void A3cScenario::check(CheckContext& ctx) {
 SHAREBENCH_SCENARIO(A3cScenario, "a3c")
     ->Describe("A3C: local replicas deliver gradients to a shared model stepped by a shared Adam or RMSprop")
     ->Kind(ScenarioKind::kTraining)
+    ->IntOption("sync-every", 1, 1, 100'000'000,
+                "a3c: steps between pulls of the shared parameters into a worker's replica")
     ->Variant("locked", "delivery and the shared Adam's step under one process-shared lock")
     ->LocksEveryStep()
     ->Variant("hogwild", "no lock, as the A3C paper: concurrent steps may lose increments of the shared counter "

@@ -41,6 +41,7 @@
 #include "harness/util/statistics.h"
 #include "harness/ipc/cuda_ipc.h"
 #include "harness/ipc/pattern.h"
+#include "harness/ipc/release_protocol.h"
 #include "harness/ipc/shared_buffer.h"
 #include "harness/ipc/unix_socket.h"
 #include "harness/proc/leak_check.h"
@@ -310,21 +311,14 @@ class IpcScenario : public Scenario {
     return fmt::format("{}-{}-{}", state.segment_prefix, size_index, slot);
   }
 
-  // Reads one release from whichever consumer sends first; a fresh buffer dies with its last one.
+  // Takes one release (harness/ipc/release_protocol.h); a fresh buffer dies with its last holder.
   void take_release(std::vector<UnixSocket>& from, std::map<std::uint32_t, OutgoingBuffer>& buffers, bool fresh) {
-    const std::optional<std::size_t> i = first_readable(from, io_timeout_s());
-    if (!i) {
-      throw IpcError(IpcError::Kind::kTimeout,
-                     fmt::format("ConsumerTimeout: no consumer released a buffer within {:.1f} s", io_timeout_s()));
-    }
-    Release r;
-    from[*i].receive(&r, sizeof(r), io_timeout_s());
-    auto it = buffers.find(r.buffer);
-    if (it == buffers.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a buffer it did not hold");
-    if (--it->second.held == 0 && fresh) {
-      it->second.destroy();
-      buffers.erase(it);
-    }
+    sharebench::take_release<Release>(from, buffers, io_timeout_s(), "buffer", [](const Release& r) { return r.buffer; },
+                                      [&](auto it) {
+                                        if (!fresh) return;
+                                        it->second.destroy();
+                                        buffers.erase(it);
+                                      });
   }
 
   // ---- consumers (ranks 1..) --------------------------------------------------------------------

@@ -37,6 +37,7 @@
 #include "harness/checkers/model_sharing.h"
 #include "harness/checkers/replica_agreement.h"
 #include "harness/ipc/shared_buffer.h"
+#include "harness/ipc/release_protocol.h"
 #include "harness/ipc/unix_socket.h"
 #include "harness/proc/leak_check.h"
 #include "harness/scenario/scenario.h"
@@ -276,24 +277,17 @@ class ModelIpcScenario : public Scenario {
     if (!publish_us.empty()) ctx.metric("publish_p50_us", median(publish_us));
   }
 
-  // Reads one release from whichever consumer sends first; a version's buffer goes with its last.
+  // Takes one release (harness/ipc/release_protocol.h); a version's buffer goes with its last holder.
   void take_release(std::vector<UnixSocket>& from, std::map<std::uint64_t, Outgoing>& live) {
-    const std::optional<std::size_t> i = first_readable(from, io_timeout_s());
-    if (!i) {
-      throw IpcError(IpcError::Kind::kTimeout,
-                     fmt::format("ConsumerTimeout: no consumer released a version within {:.1f} s", io_timeout_s()));
-    }
-    Release r;
-    from[*i].receive(&r, sizeof(r), io_timeout_s());
-    auto it = live.find(r.version);
-    if (it == live.end() || it->second.held <= 0) throw std::runtime_error("a consumer released a version it did not hold");
-    if (--it->second.held == 0) {
-      // The producer's model is bound to the newest buffer, never to one every consumer released
-      // unless it is the last: keep the model's bytes alive by copying them out first.
-      if (std::next(it) == live.end()) unbind_into_private_memory();
-      it->second.named.release();
-      live.erase(it);
-    }
+    sharebench::take_release<Release>(from, live, io_timeout_s(), "version", [](const Release& r) { return r.version; },
+                                      [&](auto it) {
+                                        // The producer's model is bound to the newest buffer, never to one every
+                                        // consumer released unless it is the last: keep the model's bytes alive by
+                                        // copying them out first.
+                                        if (std::next(it) == live.end()) unbind_into_private_memory();
+                                        it->second.named.release();
+                                        live.erase(it);
+                                      });
   }
 
   void unbind_into_private_memory() {

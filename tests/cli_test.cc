@@ -70,7 +70,7 @@ TEST(Cli, RunWritesEveryCellWithFiguresAndVerdicts) {
   EXPECT_NE(r.out.find("24 cells: 24 as expected"), std::string::npos) << r.out;
   const auto j = load(out + "/results.json");
   EXPECT_EQ(j.at("format"), "sharebench-results");
-  EXPECT_EQ(j.at("schema_version"), 2);
+  EXPECT_EQ(j.at("schema_version"), 3);
   EXPECT_EQ(j.at("status"), "complete");
   EXPECT_FALSE(j.at("environment").at("blas").get<std::string>().empty());
   ASSERT_EQ(j.at("cells").size(), 24u);  // (locked: 2 clean variants + hogwild: 1) x 4 methods x 2 counts

@@ -18,7 +18,7 @@
 #include "scenarios/exec/progress_channel.h"
 #include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 
 namespace sharebench {
 namespace {

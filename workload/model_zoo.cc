@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/config/cell_flags.h"
+#include "harness/config/flag_values.h"
 #include "harness/config/model_options.h"
 #include "workload/standard_workload.h"
 

@@ -8,32 +8,29 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/util/enum_words.h"
+
 namespace sharebench {
 
 using nlohmann::json;
 
-std::string_view to_string(StartMethod m) {
-  switch (m) {
-    case StartMethod::kFork: return "fork";
-    case StartMethod::kSpawn: return "spawn";
-    case StartMethod::kForkserver: return "forkserver";
-    case StartMethod::kThread: return "thread";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumWord<StartMethod> kStartMethodWords[] = {{StartMethod::kFork, "fork"},
+                                                       {StartMethod::kSpawn, "spawn"},
+                                                       {StartMethod::kForkserver, "forkserver"},
+                                                       {StartMethod::kThread, "thread"}};
+}  // namespace
 
+std::string_view to_string(StartMethod m) { return word_of(kStartMethodWords, m); }
 std::ostream& operator<<(std::ostream& out, StartMethod m) { return out << to_string(m); }
-
-std::optional<StartMethod> parse_start_method(std::string_view s) {
-  for (StartMethod m : all_start_methods()) {
-    if (to_string(m) == s) return m;
-  }
-  return std::nullopt;
-}
+std::optional<StartMethod> parse_start_method(std::string_view s) { return value_of_word(kStartMethodWords, s); }
 
 const std::vector<StartMethod>& all_start_methods() {
-  static const std::vector<StartMethod> all{StartMethod::kFork, StartMethod::kSpawn,
-                                            StartMethod::kForkserver, StartMethod::kThread};
+  static const std::vector<StartMethod> all = [] {
+    std::vector<StartMethod> v;
+    for (const auto& w : kStartMethodWords) v.push_back(w.value);
+    return v;
+  }();
   return all;
 }
 

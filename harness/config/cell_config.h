@@ -3,11 +3,12 @@
 // fault, the arena's size, how stacks are taken, checks switched off). It is what a spawned or
 // forkserver worker receives (as JSON), what the results file stores for each cell and what
 // `repro` replays: a cell is reproducible from it alone. The command-line flag of each field is in
-// harness/config/cell_flags.h, the one place that reads and writes them.
+// harness/plan/cell_flags.h, the one place that reads and writes them.
 #pragma once
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,8 +40,6 @@ struct WorkloadOptions {
   std::int64_t threads_per_worker = 1;  // intra-op threads in each worker
   std::uint64_t seed = 1;
   std::int64_t step_delay_us = 0;    // an artificial pause after every step: slows a run on purpose
-  std::int64_t average_every = 10;   // averaging: steps between parameter-averaging rounds
-  std::int64_t sync_every = 1;       // a3c: steps between pulls of the shared parameters into a worker's replica
   // The model every strategy shares (workload/model_zoo.h): "mlp" (the MLP above), a built-in
   // (convnet-s, convnet-m, transformer-s, transformer-m) or the path of a TorchScript file, whose
   // one sample is `input_shape` ("3,32,32") of `input_dtype` ("float32", or "int64:V" for tokens
@@ -65,17 +64,16 @@ struct CellConfig {
   std::string stacks = "auto";               // on a hang: gdb, proc (/proc only), auto (gdb if installed)
   std::vector<std::string> disabled_checks;  // detector self-test: these checks' results are dropped
   std::uint64_t chaos_seed = 0;              // --chaos: perturb the workers' schedules from this seed (0: off)
-  // `sharebench exec`: the program the cell runs (argv, the first word looked up on PATH) and the
-  // directory it runs in (absolute: where exec was called). Empty for every other scenario.
+  // The options of the cell's scenario's own, by name, as text ("average-every" → "10"): declared
+  // by the scenario (harness/scenario/scenario_option.h), read with option_int() and kin.
+  std::map<std::string, std::string> options;
+  // A scenario that runs a program (ScenarioInfo::RunsCommand; `sharebench exec`): the program
+  // (argv, the first word looked up on PATH), the directory it runs in (absolute: where exec was
+  // called), and multiprocessing's start method in every Python process of it ("" leaves the
+  // program's own choice; the cell's own `start` is then fork). Empty for every other scenario.
   std::vector<std::string> command;
   std::string workdir;
-  // `sharebench exec --mp-start`: multiprocessing's start method in every Python process of the
-  // program ("" leaves the program's own choice). Its supervisor is always forked: `start` is fork.
   std::string mp_start;
-  // `sharebench exec --duration`: seconds the program may run before it gets SIGINT, as a Ctrl-C
-  // would give it (0: it runs until it ends). `--sharing-checks off`: no Python sharing hooks.
-  double duration_s = 0;
-  bool sharing_checks = true;
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }

@@ -15,7 +15,7 @@ namespace sharebench {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadOptions, steps, batch, lr, momentum, input, hidden, classes,
                                                 train_rows, test_rows, threads_per_worker, seed, step_delay_us,
-                                                average_every, sync_every, model, input_shape, input_dtype)
+                                                model, input_shape, input_dtype)
 
 // Enums are words; an unknown word is an error, not the first value.
 inline void to_json(nlohmann::json& j, StartMethod m) { j = std::string(to_string(m)); }
@@ -31,6 +31,6 @@ inline void from_json(const nlohmann::json& j, FaultPlan& f) { f = FaultPlan::pa
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellConfig, scenario, variant, start, procs, repetition, workload,
                                                 hang_timeout_s, deadline_s, fault, arena_mb, max_growth_mb, stacks,
                                                 disabled_checks, chaos_seed, command, workdir,
-                                                mp_start, duration_s, sharing_checks)
+                                                mp_start, options)
 
 }  // namespace sharebench

@@ -8,34 +8,17 @@
 
 namespace sharebench {
 
-std::string_view to_string(FaultKind k) {
-  switch (k) {
-    case FaultKind::kNone: return "none";
-    case FaultKind::kKill: return "kill";
-    case FaultKind::kKillHoldingLock: return "kill-holding-lock";
-    case FaultKind::kStall: return "stall";
-  }
-  return "?";
-}
-
-std::optional<FaultKind> parse_fault_kind(std::string_view s) {
-  for (FaultKind k : {FaultKind::kNone, FaultKind::kKill, FaultKind::kKillHoldingLock, FaultKind::kStall}) {
-    if (to_string(k) == s) return k;
-  }
-  return std::nullopt;
-}
-
 std::string FaultPlan::spec() const {
   if (!active()) return "";
   std::string s;
   switch (target) {
-    case FaultTarget::kRank: s = fmt::format("{}:{}@{}", to_string(kind), rank, at_step); break;
+    case FaultTarget::kRank: s = fmt::format("{}:{}@{}", kind, rank, at_step); break;
     case FaultTarget::kChild:
-      s = fmt::format("{}:child{}@{}", to_string(kind), child == 1 ? std::string() : std::to_string(child), at_s);
+      s = fmt::format("{}:child{}@{}", kind, child == 1 ? std::string() : std::to_string(child), at_s);
       break;
-    case FaultTarget::kRandom: s = fmt::format("{}:random@{}", to_string(kind), at_s); break;
+    case FaultTarget::kRandom: s = fmt::format("{}:random@{}", kind, at_s); break;
   }
-  if (kind == FaultKind::kStall) s += fmt::format("+{}", stall_s);
+  if (hold_s > 0) s += fmt::format("+{}", hold_s);
   return s;
 }
 
@@ -78,18 +61,17 @@ FaultPlan FaultPlan::parse(std::string_view spec) {
   if (colon == std::string_view::npos || at == std::string_view::npos || at < colon) {
     throw std::invalid_argument(fmt::format("fault '{}' is not of the form {}", spec, kForm));
   }
-  const auto kind = parse_fault_kind(spec.substr(0, colon));
-  if (!kind || *kind == FaultKind::kNone) {
-    throw std::invalid_argument(fmt::format("fault '{}': unknown kind '{}' (kill, kill-holding-lock, stall)", spec,
-                                            spec.substr(0, colon)));
+  plan.kind = std::string(spec.substr(0, colon));
+  if (plan.kind.empty() || plan.kind.size() > 32 ||
+      plan.kind.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string::npos) {
+    throw std::invalid_argument(fmt::format("fault '{}': unknown kind '{}'", spec, plan.kind));
   }
-  plan.kind = *kind;
   const std::string_view who = spec.substr(colon + 1, at - colon - 1);
+  std::string_view rest = spec.substr(at + 1);
+  const auto plus = rest.find('+');
+  if (plus != std::string_view::npos) plan.hold_s = parse_seconds(rest.substr(plus + 1), "the hold", spec, 0);
   if (who.rfind("child", 0) == 0 || who == "random") {
     // A process of an exec'd program's tree, at a time.
-    if (plan.kind == FaultKind::kKillHoldingLock) {
-      throw std::invalid_argument(fmt::format("fault '{}': kill-holding-lock targets a rank, not a program's child", spec));
-    }
     if (who == "random") {
       plan.target = FaultTarget::kRandom;
     } else {
@@ -100,17 +82,7 @@ FaultPlan FaultPlan::parse(std::string_view spec) {
         plan.child = static_cast<int>(n);
       }
     }
-    std::string_view rest = spec.substr(at + 1);
-    const auto plus = rest.find('+');
     plan.at_s = parse_seconds(rest.substr(0, plus), "the time", spec);
-    if (plan.kind == FaultKind::kStall) {
-      if (plus == std::string_view::npos) {
-        throw std::invalid_argument(fmt::format("fault '{}': a stall needs its length, as in stall:child@1+5", spec));
-      }
-      plan.stall_s = parse_seconds(rest.substr(plus + 1), "the stall", spec, 0);
-    } else if (plus != std::string_view::npos) {
-      throw std::invalid_argument(fmt::format("fault '{}': only a stall takes +SECONDS", spec));
-    }
     return plan;
   }
   const std::int64_t rank = parse_count(who, "the rank", spec);
@@ -118,29 +90,8 @@ FaultPlan FaultPlan::parse(std::string_view spec) {
     throw std::invalid_argument(fmt::format("fault '{}': the rank must be 0..{}", spec, kMaxFaultRank));
   }
   plan.rank = static_cast<int>(rank);
-  std::string_view rest = spec.substr(at + 1);
-  const auto plus = rest.find('+');
   plan.at_step = parse_count(rest.substr(0, plus), "the step", spec);
   if (plan.at_step < 1) throw std::invalid_argument(fmt::format("fault '{}': the step must be at least 1", spec));
-  if (plan.kind == FaultKind::kStall) {
-    if (plus == std::string_view::npos) {
-      throw std::invalid_argument(fmt::format("fault '{}': a stall needs its length, as in stall:1@10+3", spec));
-    }
-    const std::string seconds(rest.substr(plus + 1));
-    std::size_t used = 0;
-    try {
-      plan.stall_s = std::stod(seconds, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != seconds.size() || seconds.empty() || !std::isfinite(plan.stall_s) || plan.stall_s <= 0 ||
-        plan.stall_s > 3600) {
-      throw std::invalid_argument(
-          fmt::format("fault '{}': the stall must be a number of seconds above 0 and at most 3600", spec));
-    }
-  } else if (plus != std::string_view::npos) {
-    throw std::invalid_argument(fmt::format("fault '{}': only a stall takes +SECONDS", spec));
-  }
   return plan;
 }
 

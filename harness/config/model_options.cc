@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/config/cell_flags.h"
+#include "harness/config/flag_values.h"
 
 namespace sharebench {
 

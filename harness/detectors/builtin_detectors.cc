@@ -9,7 +9,7 @@ namespace sharebench {
   std::unique_ptr<Detector> make_##name##_detector();   \
   registry.add(make_##name##_detector())
 
-void register_builtin_detectors(DetectorRegistry& registry) {
+void register_builtin_plugins(DetectorRegistry& registry) {
   SHAREBENCH_BUILTIN_DETECTOR(liveness);
   SHAREBENCH_BUILTIN_DETECTOR(sanitizer);
   SHAREBENCH_BUILTIN_DETECTOR(fault_injected);

@@ -20,6 +20,7 @@
 #include "harness/proc/sanitizer_reports.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"
+#include "harness/util/plugin_registry.h"
 #include "harness/watchdog/watchdog.h"
 
 namespace sharebench {
@@ -56,19 +57,10 @@ class Detector {
   virtual void judge(const RepetitionEvidence& evidence, Repetition& rep) const = 0;
 };
 
-// Every detector, in the order their checks appear in a repetition.
-class DetectorRegistry {
- public:
-  static DetectorRegistry& instance();  // the built-in ones, registered on first use
-  void add(std::unique_ptr<Detector> detector);
-  const std::vector<std::unique_ptr<Detector>>& all() const { return detectors_; }
-  const Detector* find(std::string_view id) const;
-
- private:
-  std::vector<std::unique_ptr<Detector>> detectors_;
-};
-
+// Every detector, in the order their checks appear in a repetition, found by its check id.
+using DetectorRegistry = PluginRegistry<Detector>;
+inline std::string_view plugin_key(const Detector& d) { return d.id().name(); }
 // builtin_detectors.cc: one line per detector of this folder.
-void register_builtin_detectors(DetectorRegistry& registry);
+void register_builtin_plugins(DetectorRegistry& registry);
 
 }  // namespace sharebench

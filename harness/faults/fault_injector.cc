@@ -11,11 +11,11 @@
 namespace sharebench {
 
 FaultInjector::FaultInjector(const FaultPlan& plan, double hang_timeout_s)
-    : plan_(plan), hang_timeout_s_(hang_timeout_s) {}
+    : plan_(plan), nemesis_(&nemesis_of(plan)), hang_timeout_s_(hang_timeout_s) {}
 
 void FaultInjector::poll(WorkerGroup& group, HarnessBlock& block, const std::map<int, WorkerExit>& exited) {
   if (stage_ == Stage::kDone || plan_.rank >= block.procs || exited.count(plan_.rank)) {
-    if (stage_ != Stage::kStalled) stage_ = Stage::kDone;
+    if (stage_ != Stage::kHeld) stage_ = Stage::kDone;
     return;
   }
   const auto pids = group.pids();
@@ -24,30 +24,29 @@ void FaultInjector::poll(WorkerGroup& group, HarnessBlock& block, const std::map
   WorkerSlot& slot = block.slots[plan_.rank];
   const std::int64_t steps = slot.steps.load(std::memory_order_acquire);
   switch (stage_) {
-    case Stage::kWaiting:
+    case Stage::kWaiting: {
       if (steps < plan_.at_step) return;
-      if (plan_.kind == FaultKind::kKill) {
-        injected_at_step_ = steps;
-        ::kill(pid, SIGKILL);
-        injected_ = true;
-        stage_ = Stage::kDone;
-      } else if (plan_.kind == FaultKind::kStall) {
-        injected_at_step_ = steps;
-        ::kill(pid, SIGSTOP);
-        stopped_pid_ = pid;
-        injected_ = true;
-        stall_until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(plan_.stall_s));
-        stage_ = Stage::kStalled;
+      injected_at_step_ = steps;
+      const Strike strike = nemesis_->strike(plan_, FaultVictim{pid, &slot});
+      if (strike == Strike::kArmed) {
+        armed_ = true;
+        stage_ = Stage::kArmed;
+        return;
+      }
+      injected_ = true;
+      if (strike == Strike::kHeld) {
+        held_pid_ = pid;
+        hold_until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(plan_.hold_s));
+        stage_ = Stage::kHeld;
       } else {
-        slot.kill_holding_lock.store(kLockKillArmed, std::memory_order_release);
-        stage_ = Stage::kSeekingLock;
+        stage_ = Stage::kDone;
       }
       return;
-    case Stage::kSeekingLock:  // the worker kills itself; outcome() reads whether it did
+    }
+    case Stage::kArmed:  // the worker strikes itself; landed() reads whether it did
       return;
-    case Stage::kStalled:
-      if (Clock::now() >= stall_until_) release(group, exited);
+    case Stage::kHeld:
+      if (Clock::now() >= hold_until_) release(group, exited);
       return;
     case Stage::kDone:
       return;
@@ -55,52 +54,31 @@ void FaultInjector::poll(WorkerGroup& group, HarnessBlock& block, const std::map
 }
 
 void FaultInjector::release(WorkerGroup& /*group*/, const std::map<int, WorkerExit>& exited) {
-  if (stage_ == Stage::kStalled && stopped_pid_ > 0 && !exited.count(plan_.rank)) ::kill(stopped_pid_, SIGCONT);
-  if (stage_ == Stage::kStalled || stage_ == Stage::kSeekingLock) stage_ = Stage::kDone;
-  stopped_pid_ = 0;
+  if (stage_ == Stage::kHeld && held_pid_ > 0 && !exited.count(plan_.rank)) nemesis_->release(held_pid_);
+  if (stage_ == Stage::kHeld || stage_ == Stage::kArmed) stage_ = Stage::kDone;
+  held_pid_ = 0;
 }
 
 bool FaultInjector::landed(const HarnessBlock& block) const {
-  if (plan_.kind != FaultKind::kKillHoldingLock) return injected_;
-  return plan_.rank < block.procs &&
-         block.slots[plan_.rank].kill_holding_lock.load(std::memory_order_acquire) == kLockKillFired;
+  if (!armed_) return injected_;
+  return plan_.rank < block.procs && nemesis_->fired(block.slots[plan_.rank]);
+}
+
+std::int64_t FaultInjector::struck_step(const HarnessBlock& block) const {
+  if (armed_ && plan_.rank < block.procs) return block.slots[plan_.rank].steps.load();
+  return injected_at_step_;
 }
 
 std::string FaultInjector::outcome(const HarnessBlock& block) const {
   const int r = plan_.rank;
   if (r >= block.procs) return fmt::format("not injected: the cell has no rank {} ({} workers)", r, block.procs);
-  const std::int64_t steps = block.slots[r].steps.load();
-  if (!landed(block)) {
-    if (plan_.kind == FaultKind::kKillHoldingLock && steps >= plan_.at_step) {
-      return fmt::format("not injected: rank {} took no ProcessMutex from step {} on (the scenario may take "
-                         "none, or not in that rank)",
-                         r, plan_.at_step);
-    }
-    return fmt::format("not injected: rank {} ended at step {}, before step {}", r, steps, plan_.at_step);
-  }
-  switch (plan_.kind) {
-    case FaultKind::kKill:
-      return fmt::format("rank {} killed with SIGKILL at step {} (planned at {})", r, injected_at_step_,
-                         plan_.at_step);
-    case FaultKind::kKillHoldingLock:
-      // It died at its step count (the slot outlives it).
-      return fmt::format("rank {} killed with SIGKILL while holding a lock, at step {} (planned from {})", r, steps,
-                         plan_.at_step);
-    case FaultKind::kStall:
-      return fmt::format("rank {} stopped with SIGSTOP at step {} for {} s (hang timeout {} s)", r,
-                         injected_at_step_, plan_.stall_s, hang_timeout_s_);
-    case FaultKind::kNone:
-      break;
-  }
-  return "no fault";
+  if (!landed(block)) return nemesis_->describe_missed(plan_, r, block.slots[r].steps.load());
+  return nemesis_->describe_rank(plan_, r, struck_step(block), hang_timeout_s_);
 }
 
 Check FaultInjector::check(const HarnessBlock& block) const {
-  const bool done = landed(block);
-  const double step = plan_.kind == FaultKind::kKillHoldingLock && plan_.rank < block.procs
-                          ? static_cast<double>(block.slots[plan_.rank].steps.load())
-                          : static_cast<double>(injected_at_step_);
-  return Check{checks::kFaultInjected, done ? Verdict::kPass : Verdict::kUnknown, step, outcome(block)};
+  return Check{checks::kFaultInjected, landed(block) ? Verdict::kPass : Verdict::kUnknown,
+               static_cast<double>(struck_step(block)), outcome(block)};
 }
 
 Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s) {
@@ -115,8 +93,7 @@ Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s
     e.must_pass = {checks::kLiveness, checks::kFaultInjected, checks::kNoLeaks, checks::kNoSurvivors, checks::kShmReclaimed, checks::kChecker, checks::kSetup};
     return e;
   }
-  const bool must_end_badly = plan.kind != FaultKind::kStall || plan.stall_s >= hang_timeout_s;
-  if (must_end_badly) {
+  if (nemesis_of(plan).ends_the_run(plan, hang_timeout_s)) {
     e.must_fail = {checks::kLiveness};
     e.others_free = true;
     e.must_pass = {checks::kNoLeaks, checks::kFaultInjected, checks::kChecker, checks::kSetup};

@@ -1,8 +1,7 @@
 // FaultInjector: carries out a FaultPlan against one running cell repetition, from the runner's
-// watchdog loop (it is polled there, so it adds no thread). It signals one worker process only,
-// and only while the watchdog has not reaped it (a reaped pid could be reused); kill-holding-lock
-// is the exception: it arms a trigger in the worker's slot, and the worker kills itself at its next
-// ProcessMutex acquisition (process_mutex.h).
+// watchdog loop (it is polled there, so it adds no thread): when the target rank reaches its step,
+// the plan's nemesis (nemesis.h) strikes it. It strikes one worker process only, and only while
+// the watchdog has not reaped it (a reaped pid could be reused).
 //
 // Afterwards it says what it did as the `fault-injected` check (pass: injected as planned;
 // unknown: the target ended, or took no lock, before the fault could land) and as the
@@ -19,6 +18,7 @@
 #include <string>
 
 #include "harness/config/fault_plan.h"
+#include "harness/faults/nemesis.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results.h"
 #include "harness/scenario/worker_slot.h"
@@ -43,18 +43,23 @@ class FaultInjector {
   Check check(const HarnessBlock& block) const;
 
  private:
-  enum class Stage { kWaiting, kSeekingLock, kStalled, kDone };
+  enum class Stage { kWaiting, kArmed, kHeld, kDone };
   using Clock = std::chrono::steady_clock;
-  // Whether the fault landed: for kill-holding-lock, the worker's own trigger says it fired.
+  // Whether the fault landed: an armed one, when the worker's own trigger says it fired.
   bool landed(const HarnessBlock& block) const;
+  // The step the verdict names: where an armed fault fired (the slot outlives the worker), else
+  // where the strike was made.
+  std::int64_t struck_step(const HarnessBlock& block) const;
 
   FaultPlan plan_;
+  const Nemesis* nemesis_;
   double hang_timeout_s_;
   Stage stage_ = Stage::kWaiting;
   bool injected_ = false;
+  bool armed_ = false;
   std::int64_t injected_at_step_ = 0;
-  Clock::time_point stall_until_{};
-  pid_t stopped_pid_ = 0;
+  Clock::time_point hold_until_{};
+  pid_t held_pid_ = 0;
 };
 
 }  // namespace sharebench

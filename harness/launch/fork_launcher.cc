@@ -19,18 +19,8 @@ class ForkLauncher : public Launcher {
 
   std::unique_ptr<WorkerGroup> launch(const CellConfig& cell, SharedArena& arena) override {
     auto group = std::make_unique<ChildProcessGroup>();
-    const pid_t parent = ::getpid();
-    std::fflush(nullptr);  // or the children would flush the runner's buffered output again
     for (int rank = 0; rank < cell.procs; ++rank) {
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-      if (pid == 0) {
-        die_with_parent(parent);
-        const int code = run_worker(cell, arena, rank);
-        std::fflush(nullptr);
-        ::_exit(code);
-      }
-      group->add(pid, {rank});
+      group->fork_child({rank}, "fork", [&cell, &arena, rank] { return run_worker(cell, arena, rank); });
     }
     return group;
   }

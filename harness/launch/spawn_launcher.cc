@@ -32,25 +32,19 @@ class SpawnLauncher : public Launcher {
     const std::string exe = self_executable();
     const std::string cell_json = cell.to_json();
     const std::string fd_arg = std::to_string(arena.fd());
-    const pid_t parent = ::getpid();
-    std::fflush(nullptr);
     for (int rank = 0; rank < cell.procs; ++rank) {
       const std::string rank_arg = std::to_string(rank);
       // Built before fork: the child only calls async-signal-safe functions until exec.
       std::vector<char*> argv{const_cast<char*>("sharebench"), const_cast<char*>("__worker"),
                               const_cast<char*>(fd_arg.c_str()), const_cast<char*>(rank_arg.c_str()),
                               const_cast<char*>(cell_json.c_str()), nullptr};
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork (spawn)");
-      if (pid == 0) {
-        die_with_parent(parent);
+      group->fork_child({rank}, "fork (spawn)", [&]() -> int {
         ::fcntl(arena.fd(), F_SETFD, 0);  // this copy of the fd survives exec
         ::execv(exe.c_str(), argv.data());
         static const char msg[] = "sharebench: exec of worker failed\n";
         [[maybe_unused]] auto ignored = ::write(2, msg, sizeof msg - 1);
-        ::_exit(kWorkerExitExecFailed);
-      }
-      group->add(pid, {rank});
+        ::_exit(kWorkerExitExecFailed);  // not through stdio: nothing of the runner's to flush twice
+      });
     }
     return group;
   }

@@ -23,12 +23,9 @@ class ThreadLauncher : public Launcher {
 
   std::unique_ptr<WorkerGroup> launch(const CellConfig& cell, SharedArena& arena) override {
     auto group = std::make_unique<ChildProcessGroup>();
-    const pid_t parent = ::getpid();
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork (thread host)");
-    if (pid == 0) {
-      die_with_parent(parent);
+    std::vector<int> ranks;
+    for (int rank = 0; rank < cell.procs; ++rank) ranks.push_back(rank);
+    group->fork_child(ranks, "fork (thread host)", [&cell, &arena] {
       route_sanitizer_reports(arena.lookup<HarnessBlock>(HarnessBlock::kRegionName)->private_dir);
       std::vector<int> codes(static_cast<std::size_t>(cell.procs), kWorkerExitOk);
       std::vector<std::thread> threads;
@@ -40,12 +37,8 @@ class ThreadLauncher : public Launcher {
         threads[static_cast<std::size_t>(rank)].join();
         worst = std::max(worst, codes[static_cast<std::size_t>(rank)]);
       }
-      std::fflush(nullptr);
-      ::_exit(worst);
-    }
-    std::vector<int> ranks;
-    for (int rank = 0; rank < cell.procs; ++rank) ranks.push_back(rank);
-    group->add(pid, ranks);
+      return worst;
+    });
     return group;
   }
 };

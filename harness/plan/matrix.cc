@@ -55,8 +55,6 @@ void validate(const MatrixRequest& r) {
   }
   if (w.threads_per_worker < 1 || w.threads_per_worker > 256) throw UsageError("--threads must be 1..256");
   if (w.step_delay_us < 0 || w.step_delay_us > 10'000'000) throw UsageError("--step-delay-us must be 0..10000000");
-  if (w.average_every < 1 || w.average_every > kMaxSteps) throw UsageError("--average-every must be at least 1");
-  if (w.sync_every < 1 || w.sync_every > kMaxSteps) throw UsageError("--sync-every must be at least 1");
   if (r.base.deadline_s < r.base.hang_timeout_s) {
     throw UsageError(fmt::format("--deadline ({} s) must be at least --hang-timeout ({} s): a cell would reach its "
                                  "deadline before a hang could be told apart",

@@ -9,7 +9,7 @@
 
 #include "harness/results/results.h"
 #include "harness/config/cell_config.h"
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 
 namespace sharebench {
 

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 
 namespace sharebench {
 

@@ -7,28 +7,18 @@
 #include <fmt/ranges.h>
 
 #include "harness/results/results.h"
+#include "harness/util/enum_words.h"
 
 namespace sharebench {
 
-std::string_view to_string(Outcome o) {
-  switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kBugCaught: return "bug-caught";
-    case Outcome::kFaultHandled: return "fault-handled";
-    case Outcome::kSkipped: return "skipped";
-    case Outcome::kInterrupted: return "interrupted";
-    case Outcome::kUnexpected: return "unexpected";
-  }
-  return "unexpected";
-}
+namespace {
+constexpr EnumWord<Outcome> kOutcomeWords[] = {
+    {Outcome::kOk, "ok"},           {Outcome::kBugCaught, "bug-caught"},   {Outcome::kFaultHandled, "fault-handled"},
+    {Outcome::kSkipped, "skipped"}, {Outcome::kInterrupted, "interrupted"}, {Outcome::kUnexpected, "unexpected"}};
+}  // namespace
 
-std::optional<Outcome> parse_outcome(std::string_view s) {
-  for (Outcome o : {Outcome::kOk, Outcome::kBugCaught, Outcome::kFaultHandled, Outcome::kSkipped,
-                    Outcome::kInterrupted, Outcome::kUnexpected}) {
-    if (to_string(o) == s) return o;
-  }
-  return std::nullopt;
-}
+std::string_view to_string(Outcome o) { return word_of(kOutcomeWords, o); }
+std::optional<Outcome> parse_outcome(std::string_view s) { return value_of_word(kOutcomeWords, s); }
 
 namespace {
 bool listed(const std::vector<std::string>& v, const std::string& name) {

@@ -6,46 +6,24 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/enum_words.h"
+
 namespace sharebench {
 
-std::string to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kUnknown: return "unknown";
-  }
-  return "unknown";
-}
+namespace {
+constexpr EnumWord<Verdict> kVerdictWords[] = {
+    {Verdict::kPass, "pass"}, {Verdict::kFail, "fail"}, {Verdict::kUnknown, "unknown"}};
+constexpr EnumWord<RunStatus> kRunStatusWords[] = {
+    {RunStatus::kCompleted, "completed"},   {RunStatus::kHang, "hang"},
+    {RunStatus::kDeadline, "deadline"},     {RunStatus::kWorkerFailed, "worker-failed"},
+    {RunStatus::kInterrupted, "interrupted"}, {RunStatus::kSkipped, "skipped"},
+    {RunStatus::kError, "error"},           {RunStatus::kSetupTimeout, "setup-timeout"}};
+}  // namespace
 
-std::optional<Verdict> parse_verdict(const std::string& s) {
-  for (Verdict v : {Verdict::kPass, Verdict::kFail, Verdict::kUnknown}) {
-    if (to_string(v) == s) return v;
-  }
-  return std::nullopt;
-}
-
-std::string to_string(RunStatus s) {
-  switch (s) {
-    case RunStatus::kCompleted: return "completed";
-    case RunStatus::kHang: return "hang";
-    case RunStatus::kDeadline: return "deadline";
-    case RunStatus::kWorkerFailed: return "worker-failed";
-    case RunStatus::kInterrupted: return "interrupted";
-    case RunStatus::kSkipped: return "skipped";
-    case RunStatus::kError: return "error";
-    case RunStatus::kSetupTimeout: return "setup-timeout";
-  }
-  return "error";
-}
-
-std::optional<RunStatus> parse_run_status(const std::string& s) {
-  for (RunStatus r : {RunStatus::kCompleted, RunStatus::kHang, RunStatus::kDeadline,
-                      RunStatus::kWorkerFailed, RunStatus::kInterrupted, RunStatus::kSkipped,
-                      RunStatus::kError, RunStatus::kSetupTimeout}) {
-    if (to_string(r) == s) return r;
-  }
-  return std::nullopt;
-}
+std::string to_string(Verdict v) { return std::string(word_of(kVerdictWords, v)); }
+std::optional<Verdict> parse_verdict(const std::string& s) { return value_of_word(kVerdictWords, s); }
+std::string to_string(RunStatus s) { return std::string(word_of(kRunStatusWords, s)); }
+std::optional<RunStatus> parse_run_status(const std::string& s) { return value_of_word(kRunStatusWords, s); }
 
 std::vector<std::string> distinct_notes(const CellResult& cell) {
   std::vector<std::string> notes;
@@ -116,23 +94,14 @@ void judge_against(const Expectation& e, Repetition& rep) {
   }
 }
 
-std::string_view to_string(ScenarioKind k) {
-  switch (k) {
-    case ScenarioKind::kTraining: return "training";
-    case ScenarioKind::kInference: return "inference";
-    case ScenarioKind::kMessages: return "messages";
-    case ScenarioKind::kLockOnly: return "lock-only";
-    case ScenarioKind::kProgram: return "program";
-  }
-  return "lock-only";
-}
+namespace {
+constexpr EnumWord<ScenarioKind> kScenarioKindWords[] = {
+    {ScenarioKind::kTraining, "training"}, {ScenarioKind::kInference, "inference"},
+    {ScenarioKind::kMessages, "messages"}, {ScenarioKind::kLockOnly, "lock-only"},
+    {ScenarioKind::kProgram, "program"}};
+}  // namespace
 
-std::optional<ScenarioKind> parse_scenario_kind(std::string_view s) {
-  for (ScenarioKind k : {ScenarioKind::kTraining, ScenarioKind::kInference, ScenarioKind::kMessages, ScenarioKind::kLockOnly,
-                         ScenarioKind::kProgram}) {
-    if (to_string(k) == s) return k;
-  }
-  return std::nullopt;
-}
+std::string_view to_string(ScenarioKind k) { return word_of(kScenarioKindWords, k); }
+std::optional<ScenarioKind> parse_scenario_kind(std::string_view s) { return value_of_word(kScenarioKindWords, s); }
 
 }  // namespace sharebench

@@ -18,7 +18,7 @@
 namespace sharebench {
 
 // 2: cells carry `outcome`, `kind` and the harness options in `config`; runs carry `shard`.
-inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kResultsSchemaVersion = 3;  // 3: a scenario's own options in config.options
 
 // What a scenario's workers produce, which decides the columns a report shows for it.
 enum class ScenarioKind {

@@ -133,12 +133,35 @@ void to_json(json& j, const CellResult& c) {
            {"repro", c.repro},
            {"repetitions", c.repetitions}};
 }
+// Schema 2 kept a few scenarios' options as fields of their own; they are config.options now.
+void migrate_scenario_options(json& config) {
+  json& options = config["options"];
+  if (!options.is_object()) options = json::object();
+  const auto move = [&](json& from, const char* field, const char* option) {
+    const auto it = from.find(field);
+    if (it == from.end()) return;
+    if (it->is_boolean()) {
+      options[option] = it->get<bool>() ? "on" : "off";
+    } else if (it->is_number()) {
+      options[option] = fmt::format("{}", it->get<double>());
+    }
+    from.erase(it);
+  };
+  if (config.contains("workload") && config["workload"].is_object()) {
+    move(config["workload"], "average_every", "average-every");
+    move(config["workload"], "sync_every", "sync-every");
+  }
+  move(config, "duration_s", "duration");
+  move(config, "sharing_checks", "sharing-checks");
+}
+
 void from_json(const json& j, CellResult& c) {
   json config = j.at("config");
   config["repetition"] = 0;
+  migrate_scenario_options(config);
   // A number that is not a whole number in range is refused here, not wrapped by the conversion
   // ("procs": 1e20 read as -2147483648).
-  for (const char* field : {"procs", "hang_timeout_s", "deadline_s", "arena_mb", "duration_s"}) {
+  for (const char* field : {"procs", "hang_timeout_s", "deadline_s", "arena_mb"}) {
     const auto it = config.find(field);
     if (it == config.end()) continue;
     const bool whole = std::string_view(field) == "procs" || std::string_view(field) == "arena_mb";

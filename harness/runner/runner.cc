@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 #include "harness/env/environment.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"

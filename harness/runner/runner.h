@@ -46,6 +46,6 @@ using ProgressSink = std::function<void(const CellProgress&)>;
 // Runs one repetition of one cell; exposed for tests.
 Repetition run_repetition(const PlannedCell& cell, int index, const ProgressSink& progress = {});
 
-// The reproduce lines are generated from the stored config: harness/config/cell_flags.h.
+// The reproduce lines are generated from the stored config: harness/plan/cell_flags.h.
 
 }  // namespace sharebench

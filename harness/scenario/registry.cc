@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/config/flag_values.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -73,6 +74,44 @@ ScenarioInfo* ScenarioInfo::NotSoaked(std::string reason) {
     throw std::logic_error("NotSoaked() follows a Variant() (not a KnownBug) of scenario " + name_);
   }
   variants_.back().not_soaked = std::move(reason);
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::IntOption(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                                      std::string help) {
+  ScenarioOption o;
+  o.name = std::move(name);
+  o.type = ScenarioOption::Type::kInt;
+  o.default_value = std::to_string(default_value);
+  o.min = static_cast<double>(min);
+  o.max = static_cast<double>(max);
+  o.help = std::move(help);
+  options_.push_back(std::move(o));
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::DoubleOption(std::string name, double default_value, double min, double max,
+                                         std::string help) {
+  ScenarioOption o;
+  o.name = std::move(name);
+  o.type = ScenarioOption::Type::kDouble;
+  o.default_value = format_flag_number(default_value);
+  o.min = min;
+  o.max = max;
+  o.help = std::move(help);
+  options_.push_back(std::move(o));
+  return this;
+}
+
+ScenarioInfo* ScenarioInfo::ChoiceOption(std::string name, std::string default_value, std::vector<std::string> choices,
+                                         std::string help) {
+  ScenarioOption o;
+  o.name = std::move(name);
+  o.type = ScenarioOption::Type::kChoice;
+  o.default_value = std::move(default_value);
+  o.choices = std::move(choices);
+  o.help = std::move(help);
+  options_.push_back(std::move(o));
   return this;
 }
 

@@ -31,6 +31,7 @@
 
 #include "harness/arena/shared_arena.h"
 #include "harness/results/results.h"
+#include "harness/scenario/scenario_option.h"
 #include "harness/config/cell_config.h"
 #include "harness/scenario/worker_slot.h"
 
@@ -205,6 +206,13 @@ class ScenarioInfo {
   // Its cells run a user's program (CellConfig::command): only `sharebench exec` plans them, and
   // the default matrix leaves the scenario out.
   ScenarioInfo* RunsCommand() { runs_command_ = true; return this; }
+  // Options of the scenario's own (scenario_option.h): a flag each, stored in CellConfig::options.
+  ScenarioInfo* IntOption(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                          std::string help);
+  ScenarioInfo* DoubleOption(std::string name, double default_value, double min, double max, std::string help);
+  ScenarioInfo* ChoiceOption(std::string name, std::string default_value, std::vector<std::string> choices,
+                             std::string help);
+  const std::vector<ScenarioOption>& options() const { return options_; }
   // Switches one of the harness's own detectors off for this scenario, saying why (shown by
   // `list`): ->OptOut("memory", "the producer's buffers grow with the message size by design").
   ScenarioInfo* OptOut(std::string check, std::string reason) {
@@ -248,6 +256,7 @@ class ScenarioInfo {
   bool shares_model_ = false;
   bool runs_command_ = false;
   std::vector<std::pair<std::string, std::string>> opt_outs_;  // harness check → why not here
+  std::vector<ScenarioOption> options_;
 };
 
 // The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.

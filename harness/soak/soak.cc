@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "harness/faults/fault_injector.h"
+#include "harness/faults/nemesis.h"
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
@@ -32,6 +33,28 @@ std::vector<SoakCandidate> soak_candidates() {
   }
   return out;
 }
+
+namespace {
+
+constexpr int kSoakCellsWithoutFault = 20;  // percent
+
+// The kind and hold of the fault drawn at `roll` (0..79) from the nemeses' soak shares.
+void draw_nemesis(int roll, bool locks_every_step, double hang_timeout_s, FaultPlan& f) {
+  for (const auto& nemesis : NemesisRegistry::instance().all()) {
+    for (const Nemesis::SoakShare& share : nemesis->soak_shares()) {
+      if (roll >= share.percent) {
+        roll -= share.percent;
+        continue;
+      }
+      f.kind = nemesis->needs_lock_every_step() && !locks_every_step ? std::string(nemesis->soak_fallback())
+                                                                      : std::string(nemesis->name());
+      f.hold_s = share.hold_of_hang_timeout * hang_timeout_s;
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
   if (o.cells < 1 || o.cells > 100000) throw UsageError(fmt::format("--cells must be 1..100000, got {}", o.cells));
@@ -61,24 +84,14 @@ std::vector<PlannedCell> plan_soak(const SoakOptions& o) {
     c.hang_timeout_s = o.hang_timeout_s;
     c.chaos_seed = o.chaos_seed;
     c.deadline_s = 60;
-    // none 20 %, kill 30 %, kill-holding-lock 15 % (where a lock is taken every step; else kill),
-    // stall shorter than the hang timeout 15 %, stall longer 20 %.
+    // No fault in 20 % of the cells; the rest in each nemesis's shares, in the registry's order
+    // (kill 30 %, kill-holding-lock 15 %, a short stall 15 %, a long one 20 %).
     const int roll = pick(100);
     FaultPlan& f = c.fault;
-    if (roll >= 20) {
+    if (roll >= kSoakCellsWithoutFault) {
       f.rank = pick(c.procs);
       f.at_step = 1 + pick(10);
-      if (roll < 50) {
-        f.kind = FaultKind::kKill;
-      } else if (roll < 65) {
-        f.kind = k.variant->locks_every_step ? FaultKind::kKillHoldingLock : FaultKind::kKill;
-      } else if (roll < 80) {
-        f.kind = FaultKind::kStall;
-        f.stall_s = o.hang_timeout_s / 4;
-      } else {
-        f.kind = FaultKind::kStall;
-        f.stall_s = o.hang_timeout_s * 1.5;
-      }
+      draw_nemesis(roll - kSoakCellsWithoutFault, k.variant->locks_every_step, o.hang_timeout_s, f);
     }
     cell.expected = f.active() ? expectation_under_fault(f, c.hang_timeout_s) : Expectation{};
     cells.push_back(std::move(cell));
@@ -120,8 +133,8 @@ SoakFigures summarise_soak(const RunResult& run) {
   for (const CellResult& cell : run.cells) {
     ++f.cells;
     const FaultPlan& plan = cell.config.fault;
-    std::string kind(to_string(plan.kind));
-    if (plan.kind == FaultKind::kStall) kind += plan.stall_s >= cell.config.hang_timeout_s ? " (long)" : " (short)";
+    const std::string kind =
+        plan.active() ? nemesis_of(plan).soak_label(plan, cell.config.hang_timeout_s) : std::string("none");
     ++f.faults_planned[kind];
     if (cell.as_expected()) {
       ++f.as_expected;

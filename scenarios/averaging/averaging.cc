@@ -142,7 +142,7 @@ class AveragingScenario : public Scenario {
     publish_parameters(arena, model.parameters(), "initial");  // every replica starts from these
     auto* state = arena.create<AveragingState>(kState, cell_.procs);
     state->floats = parameter_floats(model);
-    state->rounds = grads_ ? w.steps : w.steps / w.average_every;
+    state->rounds = grads_ ? w.steps : w.steps / option_int(cell_, "average-every");
     // Both rendezvous live in the repetition's private directory: no other user can connect,
     // squat the name or plant a symlink there, and the directory goes with the repetition.
     const std::string endpoint = ctx.private_path(transport_ == Transport::kGloo ? "gloo-store" : "averaging.sock");
@@ -164,6 +164,7 @@ class AveragingScenario : public Scenario {
 
   void work(WorkerContext& ctx) override {
     const WorkloadOptions& w = cell_.workload;
+    const std::int64_t average_every = option_int(cell_, "average-every");
     SharedArena& arena = ctx.arena();
     auto* state = arena.lookup<AveragingState>(kState);
     auto* slots = static_cast<float*>(arena.get(kSlots));
@@ -204,7 +205,7 @@ class AveragingScenario : public Scenario {
         if (rank == 0 && s < kExactRounds) gradient_error = std::max(gradient_error, large_batch_error(model, data, s, procs));
       }
       apply_sgd(params, buffers, w.lr, w.momentum);
-      if (!grads_ && (s + 1) % w.average_every == 0) average(*state, model, false, slots, ctx.rank(), round++, log);
+      if (!grads_ && (s + 1) % average_every == 0) average(*state, model, false, slots, ctx.rank(), round++, log);
       if ((s + 1) % every == 0) {
         ctx.record_point(static_cast<double>((s + 1) * procs), window / every);
         window = 0;
@@ -243,7 +244,7 @@ class AveragingScenario : public Scenario {
                                std::min(std::min(state->rounds, kRecordedRounds), kSpreadRounds), world_));
     } else if (state->rounds == 0) {
       ctx.check(checks::kReplicasAgree, Verdict::kPass, 0.0,
-                fmt::format("no averaging round in {} steps (--average-every {})", w.steps, w.average_every));
+                fmt::format("no averaging round in {} steps (--average-every {})", w.steps, option_int(cell_, "average-every")));
     } else {
       check_replicas_agree(ctx, ReplicaLog::attach(arena, kChecksums));
     }
@@ -353,6 +354,7 @@ class AveragingScenario : public Scenario {
 SHAREBENCH_SCENARIO(AveragingScenario, "averaging")
     ->Describe("private replicas averaged over shared memory, a manager process, or c10d Gloo")
     ->Kind(ScenarioKind::kTraining)
+    ->IntOption("average-every", 10, 1, 100'000'000, "averaging: steps between parameter-averaging rounds")
     ->Variant("params-shm", "average parameters every --average-every steps")
     ->Variant("grads-shm", "average gradients every step (large-batch SGD)")
     ->Variant("params-pipe", "average parameters through a manager process over Unix sockets")

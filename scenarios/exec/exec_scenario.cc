@@ -34,6 +34,7 @@
 #include "scenarios/exec/progress_channel.h"
 #include "scenarios/exec/sharing_findings.h"
 #include "scenarios/exec/tree_inspection.h"
+#include "harness/faults/nemesis.h"
 #include "harness/util/interrupt.h"
 #include "harness/scenario/scenario.h"
 #include "harness/watchdog/process_probe.h"
@@ -143,11 +144,11 @@ class ExecScenario : public Scenario {
       if (b.stop_escalated == 0) {
         ctx.check(checks::kExitStatus, Verdict::kPass, 0.0,
                   fmt::format("--duration {} s ran out: the program got SIGINT and {} {:.2f} s later, by itself",
-                              cell_.duration_s, how, after));
+                              option_double(cell_, "duration"), how, after));
       } else {
         ctx.check(checks::kExitStatus, Verdict::kFail, after,
                   fmt::format("--duration {} s ran out: the program got SIGINT and did not stop within {} s; {} then {}",
-                              cell_.duration_s, kStopGraceS, b.stop_escalated == 1 ? "SIGTERM" : "SIGTERM and SIGKILL", how));
+                              option_double(cell_, "duration"), kStopGraceS, b.stop_escalated == 1 ? "SIGTERM" : "SIGTERM and SIGKILL", how));
       }
     } else if (b.exited && b.exit_code == 0) {
       ctx.check(checks::kExitStatus, Verdict::kPass, 0.0, fmt::format("the program exited 0 after {:.2f} s", b.program_s));
@@ -230,7 +231,7 @@ class ExecScenario : public Scenario {
         p.python_stack = e->second.python_stack;
         p.native_stack = e->second.native_stack;
       }
-      if (t.faulted) p.end = cell_.fault.kind == FaultKind::kStall ? "stalled by the fault" : "killed by the fault";
+      if (t.faulted) p.end = nemesis_of(cell_.fault).kills() ? "killed by the fault" : "stalled by the fault";
       else if (t.survivor) p.end = t.helper ? fmt::format("helper, not finished {} s after the program: killed", kHelperGraceS)
                                             : "outlived the program: killed";
       else if (caught_alive) p.end = "killed by the harness (the program did not end)";
@@ -341,7 +342,7 @@ class ExecScenario : public Scenario {
     // a moment later) and is the fault's doing. One it made and used (seen held) is a leak.
     std::set<int> killed;
     for (int i = 0; i < b.processes.load(); ++i) {
-      if (b.tree[i].faulted && cell_.fault.kind != FaultKind::kStall) killed.insert(b.tree[i].pid);
+      if (b.tree[i].faulted && nemesis_of(cell_.fault).kills()) killed.insert(b.tree[i].pid);
     }
     std::vector<std::string> leaked, killed_left;
     const std::set<std::string> before(shm_before_.begin(), shm_before_.end());
@@ -394,6 +395,12 @@ SHAREBENCH_SCENARIO(ExecScenario, "exec")
     ->Describe("a user's own program (sharebench exec -- COMMAND): its whole process tree supervised")
     ->Kind(ScenarioKind::kProgram)
     ->RunsCommand()
+    ->DoubleOption("duration", 0, 0, 24 * 3600,
+                   "for a program that runs until stopped: after this many seconds it gets SIGINT, as a Ctrl-C would "
+                   "give it, then a grace to shut down (then SIGTERM, SIGKILL); 0: none")
+    ->ChoiceOption("sharing-checks", "on", {"on", "off"},
+                   "on: watch forks, what children receive and shared optimizers in every Python process of the "
+                   "program (docs/exec.md); off: no Python hooks but the stacks and the start method")
     ->Starts({StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver})
     ->Variant("default", "the program as given; the start method is multiprocessing's default in its Python processes")
     ->NotSoaked("runs a user's program: `sharebench exec`")

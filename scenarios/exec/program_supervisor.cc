@@ -25,6 +25,8 @@
 
 #include "scenarios/exec/process_tree.h"
 #include "scenarios/exec/progress_channel.h"
+#include "harness/faults/nemesis.h"
+#include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
 #include "harness/proc/memory_probe.h"
 
@@ -142,7 +144,7 @@ class Supervisor {
     env.push_back(fmt::format("SHAREBENCH_STACKS_DIR={}", b_.stacks_dir));
     env.push_back(fmt::format("SHAREBENCH_STACK_SIGNAL={}", python_stack_signal()));
     if (!cell_.mp_start.empty()) env.push_back(fmt::format("SHAREBENCH_MP_START={}", cell_.mp_start));
-    if (cell_.sharing_checks) env.push_back(fmt::format("SHAREBENCH_EVENTS={}", b_.events_path));
+    if (option_text(cell_, "sharing-checks") == "on") env.push_back(fmt::format("SHAREBENCH_EVENTS={}", b_.events_path));
     std::vector<char*> argv, envp;
     for (const std::string& a : cell_.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -394,25 +396,20 @@ class Supervisor {
                                         f.target == FaultTarget::kChild ? fmt::format("child {}", f.child)
                                                                         : fmt::format("child {} drawn at random", target->birth),
                                         target->pid, target->command);
-    if (f.kind == FaultKind::kStall) {
-      ::kill(target->pid, SIGSTOP);
+    const Nemesis& nemesis = nemesis_of(f);
+    if (nemesis.strike(f, FaultVictim{target->pid, nullptr}) == Strike::kHeld) {
       stalled_ = target->pid;
-      stall_until_ns_ = now + static_cast<std::int64_t>(f.stall_s * 1e9);
-      copy_text(b_.fault_report, sizeof b_.fault_report,
-                fmt::format("{} stopped with SIGSTOP for {} s, {:.2f} s after its birth", who, f.stall_s, after));
-    } else {
-      ::kill(target->pid, SIGKILL);
-      copy_text(b_.fault_report, sizeof b_.fault_report,
-                fmt::format("{} killed with SIGKILL {:.2f} s after its birth", who, after));
+      stall_until_ns_ = now + static_cast<std::int64_t>(f.hold_s * 1e9);
     }
+    copy_text(b_.fault_report, sizeof b_.fault_report, nemesis.describe_process(f, who, after));
     b_.fault_injected = true;
   }
 
   // --duration: SIGINT to the program's process group, as a Ctrl-C would; after the grace, SIGTERM;
   // after that, SIGKILL. Every process then in the tree is marked as having been told to stop.
   void stop_after_duration(std::int64_t now) {
-    if (cell_.duration_s <= 0 || b_.program_ended.load()) return;
-    const std::int64_t at = static_cast<std::int64_t>(cell_.duration_s * 1e9);
+    if (duration_s_ <= 0 || b_.program_ended.load()) return;
+    const std::int64_t at = static_cast<std::int64_t>(duration_s_ * 1e9);
     const std::int64_t since = now - t0_ns_;
     if (since < at) return;
     int signal = 0;
@@ -439,7 +436,7 @@ class Supervisor {
   }
 
   void release_stall() {
-    if (stalled_ > 0) ::kill(stalled_, SIGCONT);
+    if (stalled_ > 0) nemesis_of(cell_.fault).release(stalled_);
     stalled_ = 0;
   }
 
@@ -487,6 +484,7 @@ class Supervisor {
   bool fault_done_ = false;
   bool fresh_ = false;  // the last scan found a new process
   pid_t stalled_ = 0;
+  const double duration_s_ = option_double(cell_, "duration");  // --duration: 0 none
   std::int64_t stall_until_ns_ = 0;
   TreeProcess overflow_;
 };

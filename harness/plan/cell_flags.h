@@ -1,7 +1,9 @@
 // cell_flags: the one table of command-line flags that change a cell. `run` reads its options
 // through it, and `repro` (and every printed reproduce line) writes a stored CellConfig back
-// through it, so a cell re-run from its results file has exactly the stored config: a new option
-// is one row here and a field in CellConfig, nothing else.
+// through it, so a cell re-run from its results file has exactly the stored config. A harness
+// option is one row here and a field in CellConfig; an option of one scenario's own is declared by
+// the scenario (ScenarioInfo::IntOption and kin) and appears here, in CellConfig::options, in
+// `list` and in every reproduce line by itself.
 //
 // Values are parsed into their final type with range checks (no wrapping, no trailing text); a
 // bad value throws UsageError with one sentence naming the flag, the value and what is allowed.
@@ -15,12 +17,9 @@
 #include <vector>
 
 #include "harness/config/cell_config.h"
+#include "harness/config/flag_values.h"
 
 namespace sharebench {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct CellFlag {
   std::string flag;     // "--steps"
@@ -46,9 +45,5 @@ std::vector<std::string> repro_args(const CellConfig& cell, int repetitions);
 std::string shell_quote(const std::string& arg);
 // binary + repro_args, each argument shell-quoted: safe to paste.
 std::string repro_command(const std::string& binary, const CellConfig& cell, int repetitions);
-
-// Strict number parsing for flags: the whole text, in [min, max]; UsageError otherwise.
-std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max);
-double parse_flag_double(const std::string& flag, const std::string& text, double min, double max);
 
 }  // namespace sharebench

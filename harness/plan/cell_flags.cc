@@ -1,5 +1,5 @@
 // cell_flags: the flag table, strict number parsing and the reproduce line.
-#include "harness/config/cell_flags.h"
+#include "harness/plan/cell_flags.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,27 +8,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/faults/nemesis.h"
+#include "harness/scenario/scenario.h"
+
 namespace sharebench {
-
-std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max) {
-    throw UsageError(fmt::format("{} must be a whole number from {} to {}, got '{}'", flag, min, max, text));
-  }
-  return v;
-}
-
-double parse_flag_double(const std::string& flag, const std::string& text, double min, double max) {
-  double v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < min || v > max) {
-    throw UsageError(fmt::format("{} must be a number from {} to {}, got '{}'", flag, min, max, text));
-  }
-  return v;
-}
 
 namespace {
 // Upper bounds, with where they come from.
@@ -37,7 +20,6 @@ constexpr double kMaxTimeoutS = 24 * 3600;
 constexpr std::int64_t kMaxArenaMb = 65536;       // reserved sparsely, but mapped: keep it sane
 constexpr std::int64_t kMaxThreads = 256;
 
-std::string num(double v) { return fmt::format("{}", v); }  // shortest text that reads back exactly
 
 CellFlag int_flag(std::string flag, std::string help, std::int64_t min, std::int64_t max,
                   std::int64_t& (*field)(CellConfig&)) {
@@ -54,7 +36,7 @@ CellFlag double_flag(std::string flag, std::string help, double min, double max,
   f.flag = flag;
   f.help = std::move(help);
   f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_double(flag, t, min, max); };
-  f.format = [field](CellConfig c) { return num(field(c)); };
+  f.format = [field](CellConfig c) { return format_flag_number(field(c)); };
   return f;
 }
 
@@ -129,10 +111,6 @@ void add_training_flags(std::vector<CellFlag>& flags) {
   }
   flags.push_back(int_flag("--threads", "intra-op threads per worker", 1, kMaxThreads,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.threads_per_worker; }));
-  flags.push_back(int_flag("--average-every", "averaging: steps between parameter-averaging rounds", 1, kMaxSteps,
-                           [](CellConfig& c) -> std::int64_t& { return c.workload.average_every; }));
-  flags.push_back(int_flag("--sync-every", "a3c: steps between pulls of the shared parameters into a worker's replica",
-                           1, kMaxSteps, [](CellConfig& c) -> std::int64_t& { return c.workload.sync_every; }));
   flags.push_back(int_flag("--step-delay-us", "pause after every step, µs (slows a run on purpose)", 0, 10'000'000,
                            [](CellConfig& c) -> std::int64_t& { return c.workload.step_delay_us; }));
 }
@@ -163,7 +141,7 @@ void add_supervision_flags(std::vector<CellFlag>& flags) {
                   "never chosen";
     f.parse = [](CellConfig& c, const std::string& t) {
       try {
-        c.fault = FaultPlan::parse(t);
+        c.fault = parse_fault_plan(t);
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--fault: ") + e.what());
       }
@@ -218,23 +196,33 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
     f.format = [](const CellConfig& c) { return fmt::format("{}", fmt::join(c.disabled_checks, ",")); };
     flags.push_back(f);
   }
-  flags.push_back(double_flag("--duration",
-                              "for a program that runs until stopped: after this many seconds it gets SIGINT, as a "
-                              "Ctrl-C would give it, then a grace to shut down (then SIGTERM, SIGKILL); 0: none",
-                              0.0, kMaxTimeoutS, [](CellConfig& c) -> double& { return c.duration_s; }));
-  flags.back().exec = flags.back().exec_only = true;
-  {
-    CellFlag f;
-    f.flag = "--sharing-checks";
-    f.exec = f.exec_only = true;
-    f.help = "on: watch forks, what children receive and shared optimizers in every Python process of the program "
-             "(docs/exec.md); off: no Python hooks but the stacks and the start method";
-    f.parse = [](CellConfig& c, const std::string& t) {
-      if (t != "on" && t != "off") throw UsageError(fmt::format("--sharing-checks must be on or off, got '{}'", t));
-      c.sharing_checks = t == "on";
-    };
-    f.format = [](const CellConfig& c) { return std::string(c.sharing_checks ? "on" : "off"); };
-    flags.push_back(f);
+}
+
+// Each option a registered scenario declares (ScenarioInfo::IntOption and kin), once: `run` takes
+// those of the scenarios it runs, `exec` those of the scenarios that run a program.
+void add_scenario_option_flags(std::vector<CellFlag>& flags) {
+  std::vector<const ScenarioOption*> seen;
+  for (const ScenarioInfo* s : ScenarioRegistry::instance().all()) {
+    for (const ScenarioOption& option : s->options()) {
+      const auto same = std::find_if(seen.begin(), seen.end(), [&](const ScenarioOption* o) { return o->name == option.name; });
+      if (same != seen.end()) {
+        if (!(**same == option)) {
+          throw std::logic_error(fmt::format("two scenarios declare the option --{} differently", option.name));
+        }
+        continue;
+      }
+      seen.push_back(&option);
+      CellFlag f;
+      f.flag = "--" + option.name;
+      f.help = option.help;
+      f.exec = f.exec_only = s->runs_command();
+      f.parse = [&option](CellConfig& c, const std::string& t) { c.options[option.name] = option.normalize(t); };
+      f.format = [&option](const CellConfig& c) {
+        const auto it = c.options.find(option.name);
+        return it == c.options.end() ? option.default_value : it->second;
+      };
+      flags.push_back(f);
+    }
   }
 }
 
@@ -244,6 +232,7 @@ std::vector<CellFlag> make_flags() {
   add_training_flags(flags);
   add_supervision_flags(flags);
   add_judging_flags(flags);
+  add_scenario_option_flags(flags);
   return flags;
 }
 }  // namespace

@@ -1,0 +1,33 @@
+// Strict number parsing for flags (flag_values.h).
+#include "harness/config/flag_values.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace sharebench {
+
+std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max) {
+    throw UsageError(fmt::format("{} must be a whole number from {} to {}, got '{}'", flag, min, max, text));
+  }
+  return v;
+}
+
+double parse_flag_double(const std::string& flag, const std::string& text, double min, double max) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < min || v > max) {
+    throw UsageError(fmt::format("{} must be a number from {} to {}, got '{}'", flag, min, max, text));
+  }
+  return v;
+}
+
+std::string format_flag_number(double v) { return fmt::format("{}", v); }
+
+}  // namespace sharebench
