@@ -298,7 +298,10 @@ std::string render_console(const RunResult& raw, bool colour) {
     out += fmt::format("Shard {}/{}: {} of the matrix's {} cells (join the shards with `sharebench merge`).\n",
                        run.shard.index, run.shard.total, run.cells.size(), run.shard.planned_cells);
   }
-  if (const std::string w = oversubscription_warning(run); !w.empty()) out += fmt::format("warning: {}.\n", w);
+  if (const std::string line = measurement_conditions_line(run); !line.empty()) {
+    out += fmt::format("Measured under: {}.\n", line);
+  }
+  for (const std::string& w : measurement_warnings(run)) out += fmt::format("warning: {}.\n", w);
   const bool any_thread_cells = std::any_of(run.cells.begin(), run.cells.end(),
                                             [](const CellResult& c) { return c.config.start == StartMethod::kThread; });
   if (any_thread_cells && blas_unsafe_for_threads(run.environment)) {

@@ -493,7 +493,10 @@ std::string render_html(const RunResult& run) {
                       run.finished_at.empty() ? "" : " · finished " + html(run.finished_at));
   page += "<p class=\"summary\">Colours: <span style=\"color:#0969da\">■ fork</span> <span style=\"color:#cf222e\">■ spawn</span> "
           "<span style=\"color:#1a7f37\">■ forkserver</span> <span style=\"color:#8250df\">■ thread</span>; a dash pattern per variant.</p>\n";
-  if (const std::string w = oversubscription_warning(run); !w.empty()) {
+  if (const std::string line = measurement_conditions_line(run); !line.empty()) {
+    page += fmt::format("<p class=\"summary\">Measured under: {}.</p>\n", html(line));
+  }
+  for (const std::string& w : measurement_warnings(run)) {
     page += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", html(w));
   }
 

@@ -87,7 +87,10 @@ std::string render_markdown(const RunResult& run) {
   if (run.shard.total > 1) {
     md += fmt::format("> Shard {}/{} of a matrix of {} cells.\n\n", run.shard.index, run.shard.total, run.shard.planned_cells);
   }
-  if (const std::string w = oversubscription_warning(run); !w.empty()) md += fmt::format("> ⚠️ Warning: {}.\n\n", w);
+  if (const std::string line = measurement_conditions_line(run); !line.empty()) {
+    md += fmt::format("Measured under: {}.\n\n", cell_text(line));
+  }
+  for (const std::string& w : measurement_warnings(run)) md += fmt::format("> ⚠️ Warning: {}.\n\n", cell_text(w));
 
   if (counts[Outcome::kUnexpected] > 0) {
     md += "## Failures\n\n";

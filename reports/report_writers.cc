@@ -85,6 +85,32 @@ std::string oversubscription_warning(const RunResult& run) {
                      "oversubscription, not scaling", most, cores, cores);
 }
 
+std::vector<std::string> measurement_warnings(const RunResult& run) {
+  std::vector<std::string> out;
+  if (std::string w = oversubscription_warning(run); !w.empty()) out.push_back(std::move(w));
+  const auto it = run.environment.find("conditions_warning");
+  if (it == run.environment.end()) return out;
+  const std::string& text = it->second;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find("; ", start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+std::string measurement_conditions_line(const RunResult& run) {
+  const auto get = [&](const char* key) {
+    const auto it = run.environment.find(key);
+    return it == run.environment.end() ? std::string() : it->second;
+  };
+  if (get("load_before").empty()) return "";
+  const std::string other = get("other_cpu_cores");
+  return fmt::format("load {} -> {} on {} cores, other processes {:.0f} % of a core, governor {}, boost {}",
+                     get("load_before"), get("load_after"), get("usable_cores"),
+                     other.empty() ? 0.0 : 100 * std::atof(other.c_str()), get("cpu_governor"), get("cpu_boost"));
+}
+
 double cell_mean(const CellResult& cell, const std::string& metric) {
   double sum = 0;
   int n = 0;

@@ -50,6 +50,13 @@ std::string render_tap(const RunResult& run);
 
 // Shared by the writers: the environment warning (workers x threads above the cores), or "".
 std::string oversubscription_warning(const RunResult& run);
+// Every warning that makes the run's figures doubtful: oversubscription, then what the measurement
+// conditions recorded (harness/env/machine_load.h: busy neighbours, a loaded machine, a governor
+// that scales the clock). Empty for a run measured on a quiet machine.
+std::vector<std::string> measurement_warnings(const RunResult& run);
+// "load 0.10 -> 0.95 on 2 cores, other processes 3 % of a core, governor unreadable, boost
+// unreadable": the conditions in one line; "" for a run that did not record them (older files).
+std::string measurement_conditions_line(const RunResult& run);
 // A cell's mean of a metric over its repetitions, or NaN.
 double cell_mean(const CellResult& cell, const std::string& metric);
 // A cell's median of a metric over its repetitions, with the smallest and largest; NaN when none.

@@ -28,6 +28,7 @@ std::atomic<pid_t> g_forkserver_pid{-1};
 }  // namespace
 
 void set_forkserver_pid(pid_t pid) { g_forkserver_pid.store(pid); }
+pid_t forkserver_pid() { return g_forkserver_pid.load(); }
 
 namespace {
 std::vector<std::string> list_dir(const char* path) {

@@ -33,6 +33,7 @@ void become_subreaper();
 // The forkserver's pid while one runs (-1: none), told by the forkserver itself: its children are
 // the runner's descendants too, and it is not a leftover.
 void set_forkserver_pid(pid_t pid);
+pid_t forkserver_pid();
 
 struct ResourceSnapshot {
   std::set<int> fds;                 // this process's open descriptors

@@ -10,6 +10,8 @@
 
 #include "harness/plan/cell_flags.h"
 #include "harness/env/environment.h"
+#include "harness/env/machine_load.h"
+#include "harness/proc/leak_check.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/housekeeping/dead_run_sweep.h"
@@ -50,6 +52,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   out.results_path = dir.file("results.json");
   auto save = [&] { dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n"); };
   save();  // evidence from the start: an empty run that says it is running
+  const LoadSnapshot load_before = take_load_snapshot();  // measurement conditions: machine_load.h
 
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
   std::size_t done = 0;
@@ -76,6 +79,10 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   line.clear();
 
   run.finished_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  for (auto& [key, value] : conditions_as_facts(
+           measurement_conditions(load_before, take_load_snapshot(), {::getpid(), forkserver_pid()}))) {
+    run.environment[key] = value;
+  }
   bool all_expected = true;
   for (const auto& c : run.cells) all_expected &= c.as_expected();
   if (interrupt_requested()) {
