@@ -19,6 +19,17 @@ cmake --build "$out/build" >"$out/build.log"
   --steps 20000 --out "$out/run" --format console,md
 grep -q 'counter/locked@forkserver:2' "$out/run/report.md"
 grep -q '"name": "count"' "$out/run/results.json"
+# An option the out-of-tree scenario declares is a flag, in `list`, in the results and in repro lines.
+"$out/build/counter-bench" list | grep -q -- '--increments-per-step (int, default 1)' ||
+  { echo "FAIL: list does not show the out-of-tree scenario's option"; exit 1; }
+"$out/build/counter-bench" run --scenario counter --start fork --procs 2 --steps 1000 --increments-per-step 3 \
+  --out "$out/option" --format none
+grep -q '"increments-per-step": "3"' "$out/option/results.json" ||
+  { echo "FAIL: the option is not in the cell's config.options"; exit 1; }
+grep -q 'counter 6000 after 6000 increments' "$out/option/results.json" ||
+  { echo "FAIL: the scenario did not read its option"; exit 1; }
+grep -q -- '--increments-per-step 3' "$out/option/results.json" ||
+  { echo "FAIL: the reproduce line does not carry the option"; exit 1; }
 # The harness's own detectors reach the out-of-tree scenario with no wiring in it: its named lock
 # is in the lock-order check of every cell, the leak check ran, and each cell has its one outcome.
 python3 - "$out/run/results.json" <<'PY'
