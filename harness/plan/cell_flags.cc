@@ -1,4 +1,4 @@
-// cell_flags: the flag table, strict number parsing and the reproduce line.
+// cell_flags: the flag table (the harness's rows and each scenario's own options) and the reproduce line.
 #include "harness/plan/cell_flags.h"
 
 #include <algorithm>
