@@ -29,7 +29,8 @@ namespace {
 struct RunFlags {
   std::vector<std::string> scenarios, starts, procs, formats{"console"};
   MatrixRequest request;
-  std::string out, repetitions = "1", shard, color = "auto";
+  AutoRepetitions automatic;  // --repetitions auto
+  std::string out, repetitions = "1", budget, interval, shard, color = "auto";
   std::map<std::string, std::vector<std::string>> cell_values;  // flag → the values given
 };
 
@@ -61,7 +62,13 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--start", f->starts, "start methods: fork, spawn, forkserver, thread")->delimiter(',');
   cmd->add_option("--procs", f->procs, "process counts, comma-separated (1..64)")->delimiter(',');
   cmd->add_flag("--known-bugs", f->request.known_bugs, "run the known-bug variants (with the scenarios named, or all)");
-  cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
+  cmd->add_option("--repetitions", f->repetitions,
+                  "repetitions of each cell (1..1000), or auto: repeat each cell that can be ranked until its "
+                  "throughput's 95 % interval is within --interval, or the --budget runs out")
+      ->capture_default_str();
+  cmd->add_option("--budget", f->budget, "with --repetitions auto: time for the whole run (90s, 10m, 1h; default 10m)");
+  cmd->add_option("--interval", f->interval,
+                  "with --repetitions auto: the 95 % interval's half-width to reach, in % of the mean (default 5)");
   const CellConfig defaults;
   for (const CellFlag& flag : cell_flags()) {
     if (flag.exec_only) continue;
@@ -85,7 +92,16 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       for (const std::string& p : f->procs) {
         f->request.procs.push_back(static_cast<int>(parse_flag_int("--procs", p, 1, kMaxProcs)));
       }
-      f->request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
+      if (f->repetitions == "auto") {
+        f->automatic.enabled = true;
+        if (!f->budget.empty()) f->automatic.budget_s = parse_flag_duration("--budget", f->budget, 1, 7 * 24 * 3600);
+        if (!f->interval.empty()) f->automatic.target = parse_flag_double("--interval", f->interval, 0.1, 50) / 100;
+      } else {
+        f->request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
+        if (!f->budget.empty() || !f->interval.empty()) {
+          throw UsageError(fmt::format("{} needs --repetitions auto", f->budget.empty() ? "--interval" : "--budget"));
+        }
+      }
       for (const CellFlag& flag : cell_flags()) {
         const auto& given = f->cell_values[flag.flag];
         for (const std::string& v : given) flag.parse(f->request.base, v);
@@ -123,6 +139,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     RunnerOptions options;
     options.cells = std::move(cells);
     options.repetitions = f->request.repetitions;
+    options.auto_repetitions = f->automatic;
     options.out_dir = absolute_out_dir(f->out);
     options.command.assign(argv, argv + argc);
     options.shard = shard;

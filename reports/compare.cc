@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/results/recommendation.h"
 #include "harness/checkers/value_checks.h"
 #include "harness/results/results_json.h"
 #include "harness/config/cell_config_json.h"
@@ -28,8 +29,8 @@ constexpr double kDefaultLossTolerance = ConvergenceTolerance{}.relative;
 
 std::vector<double> metric_values(const CellResult& c, const std::string& name) {
   std::vector<double> v;
-  for (const auto& r : c.repetitions) {
-    if (auto it = r.metrics.find(name); it != r.metrics.end() && std::isfinite(it->second)) v.push_back(it->second);
+  for (const Repetition* r : measured_repetitions(c)) {  // a calibration pilot's figures do not count
+    if (auto it = r->metrics.find(name); it != r->metrics.end() && std::isfinite(it->second)) v.push_back(it->second);
   }
   return v;
 }

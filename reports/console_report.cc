@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/env/environment.h"
+#include "reports/recommendation_report.h"
 #include "reports/report_writers.h"
 #include "reports/terminal_safe.h"
 
@@ -180,7 +181,7 @@ std::string render_console(const RunResult& raw, bool colour) {
   RunResult run = raw;  // what came from a program or a foreign results file, shown, never obeyed
   make_terminal_safe(run);
   const Painter paint(colour);
-  std::string out;
+  std::string out = render_recommendation_console(run, 5);
   std::map<Outcome, int> counts;
   std::vector<ScenarioKind> kinds;
   for (const CellResult& c : run.cells) {
@@ -189,7 +190,8 @@ std::string render_console(const RunResult& raw, bool colour) {
   bool any_short = false;
   for (ScenarioKind kind : kinds) {
     const std::vector<Column> cols = columns_for(kind);
-    if (kinds.size() > 1) out += fmt::format("{}{}\n", out.empty() ? "" : "\n", paint(fmt::emphasis::bold, kind_title(kind)));
+    out += "\n";  // after the recommendation, and between the kinds' tables
+    if (kinds.size() > 1) out += fmt::format("{}\n", paint(fmt::emphasis::bold, kind_title(kind)));
     out += fmt::format("{:<44} {:<13}", "CELL", "RESULT");
     for (const Column& col : cols) out += fmt::format(" {:>{}}", col.title, col.width);
     out += "\n";

@@ -49,7 +49,7 @@ std::string render_gbench_json(const RunResult& run) {
     }
     for (const auto& r : c.repetitions) {
       auto sps = r.metrics.find("steps_per_s");
-      if (sps == r.metrics.end() || !(sps->second > 0)) continue;
+      if (r.calibration || sps == r.metrics.end() || !(sps->second > 0)) continue;  // a pilot's figures do not count
       const double us_per_step = 1e6 / sps->second;
       json b{{"name", c.config.id()},
              {"family_index", family},

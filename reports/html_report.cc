@@ -1,14 +1,16 @@
-// HTML report: one self-contained page that opens offline. Chart.js (Debian's libjs-chart.js,
-// MIT licence) is inlined at build time. One colour per start method and one dash per variant on
-// every chart; zero-based axes for every rate and share. Per scenario: throughput against process
-// count (median, whiskers for the spread across repetitions) and its parallel efficiency, the
+// HTML report: one self-contained page that opens offline (Chart.js from Debian's libjs-chart.js,
+// MIT licence, inlined at build time). It answers first: the recommendation and the headline charts
+// (html_answer.h), then failures with evidence and collapsed stacks, notes, the caught bugs'
+// evidence table, then every per-scenario chart, folded and drawn when unfolded (#unfold in the
+// address unfolds at once): throughput against process count (median, whiskers for the spread;
+// lock operations for lock scenarios, never called throughput) and its parallel efficiency, the
 // lock-wait share, memory per worker when measured, held-out loss of every cell against the serial
-// reference with the convergence band, and loss curves by step and by time (a picker for the start
-// method keeps them readable). Then launch latency by start method and IPC handoff latency by
-// size. The page shows each cell's outcome (outcome.h): failures with evidence and collapsed
-// stacks, the caught bugs' evidence table, the cells (skipped as skipped), a program's processes
-// (exec cells), the environment.
-// When every chart has rendered, the page sets data-charts-drawn on <body>; its browser test reads it.
+// reference with the convergence band, loss curves by step and by time (a start-method picker keeps
+// them readable), IPC handoff latency by size; one colour per start method and one dash per variant
+// there, zero-based axes for every rate and share. Then the cells (skipped as skipped), a program's
+// processes (exec cells), the environment.
+// When charts have rendered the page sets data-charts-drawn on <body>, and data-first-screen to the
+// ids wholly visible before scrolling; its browser test reads them.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -18,6 +20,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/html_answer.h"
+#include "reports/html_common.h"
 #include "reports/report_writers.h"
 #include "harness/results/results_json.h"
 
@@ -28,58 +32,20 @@ namespace sharebench {
 namespace {
 using nlohmann::json;
 
-std::string html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // --chaos: what each worker's schedule went through last, before the failure a repetition shows
 // (docs/chaos.md); "" for a run without chaos.
 std::string chaos_before(const Repetition& r) {
   std::string rows;
   for (const WorkerRecord& w : r.workers) {
-    if (!w.chaos_recent.empty()) rows += fmt::format("<li>rank {}: {}</li>", w.rank, html(w.chaos_recent));
+    if (!w.chaos_recent.empty()) rows += fmt::format("<li>rank {}: {}</li>", w.rank, html_escape(w.chaos_recent));
   }
   if (rows.empty()) return "";
   return fmt::format("<details class=\"chaos\"><summary>the perturbations before it (repetition {}, --chaos)</summary>"
                      "<ul>{}</ul></details>\n", r.index, rows);
 }
 
-// JSON inside <script>: no '<', '>' or '&' at all (they occur only inside strings, where \u003c
-// reads the same to JSON), so neither "</script>" nor "<!--<script>" in a crafted name can end the
-// element or put the parser in its escaped state, which stopped every chart from drawing.
-std::string script_json(const json& j) {
-  const std::string s = dump_json(j);
-  std::string out;
-  for (const char ch : s) {
-    if (ch == '<') out += "\\u003c";
-    else if (ch == '>') out += "\\u003e";
-    else if (ch == '&') out += "\\u0026";
-    else out += ch;
-  }
-  return out;
-}
 
-// Every chart colours a start method the same way, and dashes a variant the same way within a
-// scenario: a colour means one thing on the whole page.
-std::string start_colour(StartMethod m) {
-  switch (m) {
-    case StartMethod::kFork: return "#0969da";
-    case StartMethod::kSpawn: return "#cf222e";
-    case StartMethod::kForkserver: return "#1a7f37";
-    case StartMethod::kThread: return "#8250df";
-  }
-  return "#6e7781";
-}
 const json kDashes = json::array({json::array(), json::array({8, 4}), json::array({2, 3}), json::array({12, 4, 2, 4}),
                                    json::array({4, 8}), json::array({16, 6})});
 
@@ -122,13 +88,6 @@ std::string model_name(const CellResult& c) {
   return slash == std::string::npos ? m : m.substr(slash + 1);
 }
 
-// A chart id part from any text: letters and digits, the rest as '-'.
-std::string id_part(std::string s) {
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
-  }
-  return s;
-}
 
 // One line per variant and start method of a scenario, at one process count: metric against the
 // model's size in MiB (a --model sweep).
@@ -157,15 +116,42 @@ json lines_by_model_bytes(const std::vector<const CellResult*>& cells, const std
   return datasets;
 }
 
-json chart(const std::string& id, const std::string& title, const std::string& x_title, const std::string& y_title,
-           json datasets, json extra = json::object()) {
-  json c{{"id", id}, {"title", title}, {"kind", "line"}, {"xTitle", x_title}, {"yTitle", y_title},
-         {"zeroY", true}, {"datasets", std::move(datasets)}};
-  for (auto& [k, v] : extra.items()) c[k] = v;
-  return c;
+
+// Launch latency: one bar per start method (its colour) at each process count; a headline chart.
+json launch_chart(const RunResult& run) {
+  std::map<StartMethod, std::map<int, std::vector<double>>> launch;  // start → procs → cell medians (ms)
+  std::set<int> procs_seen;
+  for (const auto& c : run.cells) {
+    const Spread l = cell_spread(c, "launch_s_max");
+    if (l.n == 0) continue;
+    launch[c.config.start][c.config.procs].push_back(l.median * 1000);
+    procs_seen.insert(c.config.procs);
+  }
+  if (!launch.empty()) {
+    json labels = json::array(), datasets = json::array();
+    for (int p : procs_seen) labels.push_back(fmt::format("{} process{}", p, p == 1 ? "" : "es"));
+    for (const auto& [start, per_procs] : launch) {
+      json values = json::array();
+      for (int p : procs_seen) {
+        auto it = per_procs.find(p);
+        if (it == per_procs.end()) {
+          values.push_back(nullptr);
+          continue;
+        }
+        std::vector<double> v = it->second;
+        std::sort(v.begin(), v.end());
+        values.push_back(v[v.size() / 2]);
+      }
+      datasets.push_back({{"label", to_string(start)}, {"color", start_colour(start)}, {"values", values}});
+    }
+    return json{{"id", "launch"}, {"title", "launch latency by start method (slowest worker, median of cells)"},
+                      {"kind", "bar"}, {"xTitle", "processes"}, {"yTitle", "ms"}, {"labels", labels}, {"datasets", datasets}};
+  }
+  return nullptr;
 }
 
-// The chart specifications the page draws: [{id, title, kind, xTitle, yTitle, datasets:[…]}].
+
+// The per-scenario chart specifications, folded below the answer: [{id, title, kind, xTitle, yTitle, datasets:[…]}].
 json chart_specs(const RunResult& run) {
   json charts = json::array();
   // A --model sweep: each model's cells are charted on their own (a line never mixes models), and
@@ -195,9 +181,14 @@ json chart_specs(const RunResult& run) {
     const json per_procs = json{{"integerX", true}};
     // Throughput against process count, the median with the spread across repetitions.
     const json throughput = lines_by_procs(cells, variants, "steps_per_s", 1);
+    // A lock or fork-safety scenario's "steps" are lock operations: charted as such, never as work.
+    const bool lock_only = cells.front()->kind == ScenarioKind::kLockOnly;
     if (!throughput.empty()) {
-      charts.push_back(chart("throughput-" + key, scenario + ": throughput (median, whiskers min–max)",
-                             "processes", "steps/s (all workers)", throughput, per_procs));
+      charts.push_back(chart_spec("throughput-" + key,
+                                  scenario + (lock_only ? ": lock operations per second (not work; median, whiskers min–max)"
+                                                        : ": throughput (median, whiskers min–max)"),
+                                  "processes", lock_only ? "operations/s (all workers)" : "steps/s (all workers)",
+                                  throughput, per_procs));
     }
     // Parallel efficiency: median throughput at p over p times the line's own 1-process median.
     json efficiency = json::array();
@@ -215,30 +206,30 @@ json chart_specs(const RunResult& run) {
       efficiency.push_back(eff);
     }
     if (!efficiency.empty()) {
-      charts.push_back(chart("efficiency-" + key, scenario + ": parallel efficiency", "processes",
+      charts.push_back(chart_spec("efficiency-" + key, scenario + ": parallel efficiency", "processes",
                              "% of 1-process throughput × processes", efficiency, per_procs));
     }
     // Lock-wait share of worker time.
     const json wait = lines_by_procs(cells, variants, "lock_wait_frac", 100);
     if (!wait.empty()) {
-      charts.push_back(chart("lockwait-" + key, scenario + ": share of worker time waiting for the lock",
+      charts.push_back(chart_spec("lockwait-" + key, scenario + ": share of worker time waiting for the lock",
                              "processes", "% of worker time", wait, per_procs));
     }
     // a3c: time pulling the shared parameters into the replicas; lock-free: updates lost to overlaps.
     const json sync = lines_by_procs(cells, variants, "sync_frac", 100);
     if (!sync.empty()) {
-      charts.push_back(chart("sync-" + key, scenario + ": share of worker time syncing the local replica",
+      charts.push_back(chart_spec("sync-" + key, scenario + ": share of worker time syncing the local replica",
                              "processes", "% of worker time", sync, per_procs));
     }
     const json lost = lines_by_procs(cells, variants, "lost_update_rate", 100);
     if (!lost.empty()) {
-      charts.push_back(chart("lost-" + key, scenario + ": steps whose update an overlapping step lost (lock-free)",
+      charts.push_back(chart_spec("lost-" + key, scenario + ": steps whose update an overlapping step lost (lock-free)",
                              "processes", "% of steps", lost, per_procs));
     }
     // Memory per worker (private and shared), when the run measured it.
     const json memory = lines_by_procs(cells, variants, "worker_uss_mb_peak", 1);
     if (!memory.empty()) {
-      charts.push_back(chart("memory-" + key, scenario + ": private memory per worker (peak USS)", "processes",
+      charts.push_back(chart_spec("memory-" + key, scenario + ": private memory per worker (peak USS)", "processes",
                              "MiB", memory, per_procs));
     }
     // Held-out loss of every cell against the serial reference and the convergence limit.
@@ -286,9 +277,9 @@ json chart_specs(const RunResult& run) {
     }
     if (!by_step.empty()) {
       const json extra{{"picker", groups}, {"zeroY", false}};
-      charts.push_back(chart("loss-steps-" + key, fmt::format("{}: training loss by step ({} processes, rank 0)", scenario, max_procs),
+      charts.push_back(chart_spec("loss-steps-" + key, fmt::format("{}: training loss by step ({} processes, rank 0)", scenario, max_procs),
                              "global step", "loss", by_step, extra));
-      charts.push_back(chart("loss-time-" + key, fmt::format("{}: training loss by time ({} processes, rank 0)", scenario, max_procs),
+      charts.push_back(chart_spec("loss-time-" + key, fmt::format("{}: training loss by time ({} processes, rank 0)", scenario, max_procs),
                              "seconds", "loss", by_time, extra));
     }
   }
@@ -328,39 +319,9 @@ json chart_specs(const RunResult& run) {
     for (const auto& a : against_size) {
       const json lines = lines_by_model_bytes(cells, variants, a.metric, a.scale, procs);
       if (lines.empty()) continue;
-      charts.push_back(chart(a.id + id_part(scenario), fmt::format("{}: {} against model size ({})", scenario, a.title, at),
+      charts.push_back(chart_spec(a.id + id_part(scenario), fmt::format("{}: {} against model size ({})", scenario, a.title, at),
                              "model parameters (MiB)", a.unit, lines, extra));
     }
-  }
-
-  // Launch latency: one bar per start method (its colour) at each process count.
-  std::map<StartMethod, std::map<int, std::vector<double>>> launch;  // start → procs → cell medians (ms)
-  std::set<int> procs_seen;
-  for (const auto& c : run.cells) {
-    const Spread l = cell_spread(c, "launch_s_max");
-    if (l.n == 0) continue;
-    launch[c.config.start][c.config.procs].push_back(l.median * 1000);
-    procs_seen.insert(c.config.procs);
-  }
-  if (!launch.empty()) {
-    json labels = json::array(), datasets = json::array();
-    for (int p : procs_seen) labels.push_back(fmt::format("{} process{}", p, p == 1 ? "" : "es"));
-    for (const auto& [start, per_procs] : launch) {
-      json values = json::array();
-      for (int p : procs_seen) {
-        auto it = per_procs.find(p);
-        if (it == per_procs.end()) {
-          values.push_back(nullptr);
-          continue;
-        }
-        std::vector<double> v = it->second;
-        std::sort(v.begin(), v.end());
-        values.push_back(v[v.size() / 2]);
-      }
-      datasets.push_back({{"label", to_string(start)}, {"color", start_colour(start)}, {"values", values}});
-    }
-    charts.push_back({{"id", "launch"}, {"title", "launch latency by start method (slowest worker, median of cells)"},
-                      {"kind", "bar"}, {"xTitle", "processes"}, {"yTitle", "ms"}, {"labels", labels}, {"datasets", datasets}});
   }
 
   // IPC handoff latency by message size, from series named "handoff-latency" ([bytes, _, seconds]).
@@ -378,7 +339,7 @@ json chart_specs(const RunResult& run) {
     }
   }
   if (!ipc.empty()) {
-    charts.push_back(chart("ipc", "IPC handoff latency by size", "bytes", "µs", ipc, json{{"logX", true}}));
+    charts.push_back(chart_spec("ipc", "IPC handoff latency by size", "bytes", "µs", ipc, json{{"logX", true}}));
   }
   return charts;
 }
@@ -389,6 +350,9 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .summary{color:#57606a}.warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:16px}
 .chart{border:1px solid #d8dee4;border-radius:6px;padding:8px;height:340px;display:flex;flex-direction:column}
+.headline .chart{height:300px}.note{font-size:12px;color:#57606a;margin:2px 0 0}
+#answer ul.verdicts{margin:4px 0 8px;padding-left:20px}#answer li{margin:2px 0}h3{font-size:15px;margin:12px 0 4px}
+details>summary{cursor:pointer;color:#0969da;margin:6px 0}
 .chart .canvas{position:relative;flex:1;min-height:0}.picker{font-size:12px;color:#57606a;align-self:flex-end}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid #eaeef2;padding:4px 8px;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.ok{color:#1a7f37}.caught{color:#0969da}.bad{color:#cf222e;font-weight:600}.skip{color:#9a6700}
@@ -398,20 +362,22 @@ pre{background:#f6f8fa;padding:8px;border-radius:6px;overflow-x:auto;white-space
 
 const char* kScript = R"js(
 (function(){
-  const charts = JSON.parse(document.getElementById('chart-data').textContent);
+  const all = JSON.parse(document.getElementById('chart-data').textContent);
+  const charts = all.headline.concat(all.detail);
   let drawn = 0;
   const marker = {id:'drawn-marker', afterRender(chart){ if(!chart.$sbDrawn){ chart.$sbDrawn = true; drawn++;
     document.body.dataset.chartsDrawn = String(drawn); } }};
   // Whiskers: the spread across repetitions (lo..hi) of every point that carries one.
   const whiskers = {id:'whiskers', afterDatasetsDraw(chart){
-    const ctx = chart.ctx, y = chart.scales.y;
+    const ctx = chart.ctx, y = chart.scales.y, area = chart.chartArea;
     chart.data.datasets.forEach((d, i) => {
       const meta = chart.getDatasetMeta(i);
       if (meta.hidden || !d.data) return;
       d.data.forEach((p, j) => {
         if (p == null || p.lo == null || p.hi == null || p.lo === p.hi) return;
         const el = meta.data[j]; if (!el) return;
-        ctx.save(); ctx.strokeStyle = Array.isArray(d.borderColor) ? d.borderColor[j] : d.borderColor; ctx.lineWidth = 1.5;
+        ctx.save(); ctx.beginPath(); ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top); ctx.clip();
+        ctx.strokeStyle = d.whiskerColor || (Array.isArray(d.borderColor) ? d.borderColor[j] : d.borderColor); ctx.lineWidth = 1.5;
         ctx.beginPath(); ctx.moveTo(el.x, y.getPixelForValue(p.lo)); ctx.lineTo(el.x, y.getPixelForValue(p.hi));
         ctx.moveTo(el.x - 4, y.getPixelForValue(p.lo)); ctx.lineTo(el.x + 4, y.getPixelForValue(p.lo));
         ctx.moveTo(el.x - 4, y.getPixelForValue(p.hi)); ctx.lineTo(el.x + 4, y.getPixelForValue(p.hi));
@@ -420,12 +386,24 @@ const char* kScript = R"js(
     });
   }};
   document.body.dataset.chartsTotal = String(charts.length);
+  document.body.dataset.headlineTotal = String(all.headline.length);
   document.body.dataset.chartsDrawn = '0';
   const title = t => ({display:true, text:t});
-  for (const spec of charts) {
+  const number = v => v >= 100 ? Math.round(v).toLocaleString('en') : Number(v.toPrecision(3)).toString();
+  const draw = spec => {
     const canvas = document.getElementById('chart-' + spec.id);
-    let type = 'line', data, scales;
-    if (spec.kind === 'bar') {
+    let type = 'line', data, scales, parsing;
+    if (spec.kind === 'bars') {
+      type = 'bar';
+      parsing = {xAxisKey:'x', yAxisKey:'y'};
+      data = {labels: spec.labels, datasets: spec.datasets.map(d => ({label:d.label, data:d.points, backgroundColor:d.color,
+        borderColor:d.color, whiskerColor:'#24292f'}))};
+      // Room for the whiskers, up to half again the tallest bar (an unbounded one is clipped).
+      const points = spec.datasets.flatMap(d => d.points);
+      const top = Math.max(0, ...points.map(p => p.y));
+      const reach = Math.max(top, ...points.map(p => p.hi == null ? 0 : p.hi));
+      scales = {x:{title:title(spec.xTitle)}, y:{beginAtZero:true, suggestedMax: Math.min(reach, 1.5 * top), title:title(spec.yTitle)}};
+    } else if (spec.kind === 'bar') {
       type = 'bar';
       data = {labels: spec.labels, datasets: spec.datasets.map(d => ({label:d.label, data:d.values, backgroundColor:d.color}))};
       scales = {x:{title:title(spec.xTitle)}, y:{beginAtZero:true, title:title(spec.yTitle)}};
@@ -447,9 +425,12 @@ const char* kScript = R"js(
                    ticks: spec.integerX ? {stepSize:1, precision:0} : {}},
                 y:{beginAtZero: !!spec.zeroY, title:title(spec.yTitle)}};
     }
+    if (spec.kind === 'line') parsing = {xAxisKey:'x', yAxisKey:'y'};
+    const tooltip = {callbacks:{label: c => c.dataset.label + ': ' + number(c.parsed.y) +
+      (c.raw && c.raw.start ? ' (' + c.raw.start + ')' : '')}};
     const made = new Chart(canvas, {type, data, plugins:[marker, whiskers], options:{animation:false, responsive:true,
-      maintainAspectRatio:false, parsing: spec.kind === 'line' ? {xAxisKey:'x', yAxisKey:'y'} : undefined, scales,
-      plugins:{title:title(spec.title), legend:{position:'bottom', labels:{filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
+      maintainAspectRatio:false, parsing, scales,
+      plugins:{title:title(spec.title), tooltip, legend:{position:'bottom', labels:{filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
     if (spec.picker) {
       const pick = document.getElementById('pick-' + spec.id);
       pick.addEventListener('change', () => {
@@ -457,6 +438,22 @@ const char* kScript = R"js(
         made.update();
       });
     }
+  };
+  all.headline.forEach(draw);
+  // What a reader sees before scrolling: the answer and the headline charts wholly on the first screen.
+  const seen = [];
+  for (const el of document.querySelectorAll('#answer, #headline .chart')) {
+    const box = el.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) seen.push(el.id);
+  }
+  document.body.dataset.firstScreen = seen.join(' ');
+  // The per-scenario charts draw when their section is unfolded (a canvas in a closed <details> has
+  // no size); #unfold in the address unfolds it at once.
+  const detail = document.getElementById('detail-charts');
+  if (detail) {
+    let done = false;
+    detail.addEventListener('toggle', () => { if (detail.open && !done) { done = true; all.detail.forEach(draw); } });
+    if (location.hash === '#unfold') detail.open = true;
   }
 })();
 )js";
@@ -473,70 +470,93 @@ std::string outcome_class(Outcome o) {
   }
   return "bad";
 }
+// Each chart's box: its picker when it has one, its canvas, and a note under it.
+std::string chart_boxes(const json& charts) {
+  std::string out;
+  for (const auto& spec : charts) {
+    const std::string id = spec.at("id").get<std::string>();
+    std::string picker, note;
+    if (spec.contains("picker")) {
+      picker = fmt::format("<label class=\"picker\">start method <select id=\"pick-{}\">", html_escape(id));
+      for (const auto& g : spec.at("picker")) picker += fmt::format("<option>{}</option>", html_escape(g.get<std::string>()));
+      picker += "</select></label>";
+    }
+    if (spec.contains("note") && !spec.at("note").get<std::string>().empty()) {
+      note = fmt::format("<p class=\"note\">{}</p>", html_escape(spec.at("note").get<std::string>()));
+    }
+    out += fmt::format("<div class=\"chart\" id=\"box-{}\">{}<div class=\"canvas\"><canvas id=\"chart-{}\" role=\"img\" "
+                       "aria-label=\"{}\"></canvas></div>{}</div>\n",
+                       html_escape(id), picker, html_escape(id), html_escape(spec.at("title").get<std::string>()), note);
+  }
+  return out;
+}
 }  // namespace
 
 std::string render_html(const RunResult& run) {
-  const json charts = chart_specs(run);
+  const json detail = chart_specs(run);
+  const HtmlAnswer answer = html_answer(run);
+  json headline = answer.charts;
+  if (json launch = launch_chart(run); !launch.is_null()) headline.push_back(std::move(launch));
   std::map<Outcome, int> counts;
   for (const auto& c : run.cells) ++counts[c.outcome().kind];
   std::string page = fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sharebench run {}</title>\n"
       "<style>{}</style>\n<script>\nwindow.addEventListener('error', e => {{ document.documentElement.dataset.errors = "
       "String(Number(document.documentElement.dataset.errors || 0) + 1); }});\n</script>\n<script>{}</script>\n</head>\n<body>\n",
-      html(run.run_id), kStyle, kChartJsSource);
+      html_escape(run.run_id), kStyle, kChartJsSource);
   page += fmt::format("<h1>sharebench run {}</h1>\n<p class=\"summary\">{} · {} cells · <span class=\"ok\">{} ok</span> · "
                       "<span class=\"caught\">{} bugs caught</span> · {} faults handled · <span class=\"skip\">{} skipped</span> · "
                       "<span class=\"skip\">{} interrupted</span> · <span class=\"bad\">{} unexpected</span> · started {}{}</p>\n",
-                      html(run.run_id), html(run.status), run.cells.size(), counts[Outcome::kOk], counts[Outcome::kBugCaught],
+                      html_escape(run.run_id), html_escape(run.status), run.cells.size(), counts[Outcome::kOk], counts[Outcome::kBugCaught],
                       counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
-                      counts[Outcome::kUnexpected], html(run.started_at),
-                      run.finished_at.empty() ? "" : " · finished " + html(run.finished_at));
-  page += "<p class=\"summary\">Colours: <span style=\"color:#0969da\">■ fork</span> <span style=\"color:#cf222e\">■ spawn</span> "
-          "<span style=\"color:#1a7f37\">■ forkserver</span> <span style=\"color:#8250df\">■ thread</span>; a dash pattern per variant.</p>\n";
+                      counts[Outcome::kUnexpected], html_escape(run.started_at),
+                      run.finished_at.empty() ? "" : " · finished " + html_escape(run.finished_at));
   if (const std::string line = measurement_conditions_line(run); !line.empty()) {
-    page += fmt::format("<p class=\"summary\">Measured under: {}.</p>\n", html(line));
+    page += fmt::format("<p class=\"summary\">Measured under: {}.</p>\n", html_escape(line));
   }
   for (const std::string& w : measurement_warnings(run)) {
-    page += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", html(w));
+    page += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", html_escape(w));
   }
+  page += answer.section;
+  page += "<div class=\"charts headline\" id=\"headline\">\n" + chart_boxes(headline) + "</div>\n";
 
   if (counts[Outcome::kUnexpected] > 0) {
     page += "<h2>Failures</h2>\n";
     for (const auto& c : run.cells) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kUnexpected) continue;
-      page += fmt::format("<div class=\"failure\"><strong>{}</strong>: {}\n<ul>\n", html(c.config.id()), html(o.summary));
+      page += fmt::format("<div class=\"failure\"><strong>{}</strong>: {}\n<ul>\n", html_escape(c.config.id()), html_escape(o.summary));
       for (const Repetition* r : unexpected_repetitions(c)) {
-        if (!r->diagnosis.empty()) page += fmt::format("<li><b>diagnosis</b> (repetition {}): {}</li>\n", r->index, html(r->diagnosis));
+        if (!r->diagnosis.empty()) page += fmt::format("<li><b>diagnosis</b> (repetition {}): {}</li>\n", r->index, html_escape(r->diagnosis));
       }
       for (const Evidence& e : o.evidence) {
-        page += fmt::format("<li><b>{}</b> {} (repetition {}): {}</li>\n", html(e.verdict), html(e.check), e.repetition,
-                            html(e.message));
+        page += fmt::format("<li><b>{}</b> {} (repetition {}): {}</li>\n", html_escape(e.verdict), html_escape(e.check), e.repetition,
+                            html_escape(e.message));
       }
       page += "</ul>\n";
       for (const Repetition* r : unexpected_repetitions(c)) {
         if (r->status != RunStatus::kCompleted) {
-          page += fmt::format("<p>Repetition {} <b>{}</b>: {}</p>\n", r->index, to_string(r->status), html(r->status_message));
+          page += fmt::format("<p>Repetition {} <b>{}</b>: {}</p>\n", r->index, to_string(r->status), html_escape(r->status_message));
         }
         for (const auto& w : r->workers) {
-          if (!w.stall.empty()) page += fmt::format("<p>rank {} stuck:</p><pre>{}</pre>\n", w.rank, html(w.stall));
+          if (!w.stall.empty()) page += fmt::format("<p>rank {} stuck:</p><pre>{}</pre>\n", w.rank, html_escape(w.stall));
           if (!w.stacks.empty()) {
-            page += fmt::format("<details><summary>rank {} stacks</summary><pre>{}</pre></details>\n", w.rank, html(w.stacks));
+            page += fmt::format("<details><summary>rank {} stacks</summary><pre>{}</pre></details>\n", w.rank, html_escape(w.stacks));
           }
-          if (!w.error.empty()) page += fmt::format("<p>rank {} said:</p><pre>{}</pre>\n", w.rank, html(w.error));
+          if (!w.error.empty()) page += fmt::format("<p>rank {} said:</p><pre>{}</pre>\n", w.rank, html_escape(w.error));
           if (!w.stderr_tail.empty()) {
-            page += fmt::format("<details><summary>rank {} stderr</summary><pre>{}</pre></details>\n", w.rank, html(w.stderr_tail));
+            page += fmt::format("<details><summary>rank {} stderr</summary><pre>{}</pre></details>\n", w.rank, html_escape(w.stderr_tail));
           }
         }
         page += chaos_before(*r);
       }
-      page += fmt::format("<p>Reproduce:</p><pre>{}</pre></div>\n", html(c.repro));
+      page += fmt::format("<p>Reproduce:</p><pre>{}</pre></div>\n", html_escape(c.repro));
     }
   }
 
   std::string notes;
   for (const auto& c : run.cells) {
-    for (const std::string& n : distinct_notes(c)) notes += fmt::format("<li><b>{}</b>: {}</li>\n", html(c.config.id()), html(n));
+    for (const std::string& n : distinct_notes(c)) notes += fmt::format("<li><b>{}</b>: {}</li>\n", html_escape(c.config.id()), html_escape(n));
   }
   if (!notes.empty()) page += "<h2>Notes</h2>\n<ul id=\"notes\">\n" + notes + "</ul>\n";
 
@@ -550,26 +570,19 @@ std::string render_html(const RunResult& run) {
         for (const Repetition& r : c.repetitions) {
           if (r.index == e.repetition) chaos = chaos_before(r);
         }
-        page += fmt::format("<tr><td>{}</td><td class=\"caught\">{}</td><td>{}{}</td></tr>\n", html(c.config.id()),
-                            html(e.check), html(e.message), chaos);
+        page += fmt::format("<tr><td>{}</td><td class=\"caught\">{}</td><td>{}{}</td></tr>\n", html_escape(c.config.id()),
+                            html_escape(e.check), html_escape(e.message), chaos);
       }
     }
     page += "</table>\n";
   }
 
-  page += "<h2>Charts</h2>\n<div class=\"charts\">\n";
-  for (const auto& spec : charts) {
-    const std::string id = spec.at("id").get<std::string>();
-    std::string picker;
-    if (spec.contains("picker")) {
-      picker = fmt::format("<label class=\"picker\">start method <select id=\"pick-{}\">", html(id));
-      for (const auto& g : spec.at("picker")) picker += fmt::format("<option>{}</option>", html(g.get<std::string>()));
-      picker += "</select></label>";
-    }
-    page += fmt::format("<div class=\"chart\">{}<div class=\"canvas\"><canvas id=\"chart-{}\" role=\"img\" aria-label=\"{}\"></canvas></div></div>\n",
-                        picker, html(id), html(spec.at("title").get<std::string>()));
-  }
-  page += "</div>\n<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>steps/s (median)</th><th>min–max</th><th>samples/s</th>"
+  page += fmt::format("<details id=\"detail-charts\"><summary>Every chart, scenario by scenario ({} charts; "
+                      "<a href=\"#unfold\" onclick=\"location.hash='unfold';location.reload()\">unfold</a>)</summary>\n"
+                      "<p class=\"summary\">Colours: <span style=\"color:#0969da\">■ fork</span> <span style=\"color:#cf222e\">■ spawn</span> "
+                      "<span style=\"color:#1a7f37\">■ forkserver</span> <span style=\"color:#8250df\">■ thread</span>; a dash pattern per variant.</p>\n"
+                      "<div class=\"charts\">\n{}</div></details>\n", detail.size(), chart_boxes(detail));
+  page += "<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>steps/s (median)</th><th>min–max</th><th>samples/s</th>"
           "<th>held-out loss</th><th>serial</th><th>lock wait</th><th>launch ms</th><th>checks</th></tr>\n";
   auto num = [](double v, int p) { return std::isnan(v) ? std::string("–") : fmt::format("{:.{}f}", v, p); };
   for (const auto& c : run.cells) {
@@ -586,12 +599,12 @@ std::string render_html(const RunResult& run) {
     const double wait = cell_mean(c, "lock_wait_frac");
     page += fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-                        html(c.config.id()), outcome_class(o.kind), html(word), num(sps.median, 0),
+                        html_escape(c.config.id()), outcome_class(o.kind), html_escape(word), num(sps.median, 0),
                         sps.n > 1 ? fmt::format("{:.0f}–{:.0f}", sps.min, sps.max) : "–",
                         num(cell_mean(c, "samples_per_s"), 0), num(cell_mean(c, "heldout_loss"), 3),
                         num(cell_mean(c, "serial_heldout_loss"), 3),
                         std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),
-                        num(cell_mean(c, "launch_s_max") * 1000, 1), html(checks));
+                        num(cell_mean(c, "launch_s_max") * 1000, 1), html_escape(checks));
   }
   page += "</table>\n";
   // A program's processes (exec cells), from each cell's last repetition.
@@ -599,20 +612,20 @@ std::string render_html(const RunResult& run) {
     if (c.repetitions.empty() || c.repetitions.back().processes.empty()) continue;
     page += fmt::format("<h2>Processes of {}</h2>\n<table>\n<tr><th>pid</th><th>role</th><th>command</th><th>CPU s</th>"
                         "<th>USS MiB</th><th>PSS MiB</th><th>shared MiB</th><th>steps</th><th>end</th></tr>\n",
-                        html(c.config.id()));
+                        html_escape(c.config.id()));
     for (const ProcessRecord& p : c.repetitions.back().processes) {
       page += fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.1f}</td><td class=\"n\">{:.0f}</td>"
                           "<td class=\"n\">{:.0f}</td><td class=\"n\">{:.0f}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-                          p.pid, html(p.role), html(p.command), p.cpu_s, p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak,
-                          p.steps, html(p.end));
+                          p.pid, html_escape(p.role), html_escape(p.command), p.cpu_s, p.uss_mb_peak, p.pss_mb_peak, p.shared_mb_peak,
+                          p.steps, html_escape(p.end));
     }
     page += "</table>\n";
   }
   page += "<h2>Environment</h2>\n<table>\n";
-  for (const auto& [k, v] : run.environment) page += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html(k), html(v));
+  for (const auto& [k, v] : run.environment) page += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html_escape(k), html_escape(v));
   page += "</table>\n";
   page += fmt::format("<script type=\"application/json\" id=\"chart-data\">{}</script>\n<script>{}</script>\n</body></html>\n",
-                      script_json(charts), kScript);
+                      script_json(json{{"headline", headline}, {"detail", detail}}), kScript);
   return page;
 }
 

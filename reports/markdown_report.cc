@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/recommendation_report.h"
 #include "reports/report_writers.h"
 
 namespace sharebench {
@@ -91,6 +92,7 @@ std::string render_markdown(const RunResult& run) {
     md += fmt::format("Measured under: {}.\n\n", cell_text(line));
   }
   for (const std::string& w : measurement_warnings(run)) md += fmt::format("> ⚠️ Warning: {}.\n\n", cell_text(w));
+  md += render_recommendation_markdown(run);
 
   if (counts[Outcome::kUnexpected] > 0) {
     md += "## Failures\n\n";

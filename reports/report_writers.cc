@@ -1,6 +1,8 @@
 // The table of report formats and what the writers share.
 #include "reports/report_writers.h"
 
+#include "harness/results/recommendation.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -114,8 +116,8 @@ std::string measurement_conditions_line(const RunResult& run) {
 double cell_mean(const CellResult& cell, const std::string& metric) {
   double sum = 0;
   int n = 0;
-  for (const auto& r : cell.repetitions) {
-    if (auto it = r.metrics.find(metric); it != r.metrics.end()) {
+  for (const Repetition* r : measured_repetitions(cell)) {  // a calibration pilot's figures do not count
+    if (auto it = r->metrics.find(metric); it != r->metrics.end()) {
       sum += it->second;
       ++n;
     }
@@ -125,8 +127,8 @@ double cell_mean(const CellResult& cell, const std::string& metric) {
 
 Spread cell_spread(const CellResult& cell, const std::string& metric) {
   std::vector<double> v;
-  for (const auto& r : cell.repetitions) {
-    if (auto it = r.metrics.find(metric); it != r.metrics.end() && std::isfinite(it->second)) v.push_back(it->second);
+  for (const Repetition* r : measured_repetitions(cell)) {
+    if (auto it = r->metrics.find(metric); it != r->metrics.end() && std::isfinite(it->second)) v.push_back(it->second);
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (v.empty()) return Spread{nan, nan, nan, 0};
@@ -135,9 +137,9 @@ Spread cell_spread(const CellResult& cell, const std::string& metric) {
 }
 
 bool timed_region_too_short(const CellResult& cell) {
-  for (const auto& r : cell.repetitions) {
-    auto it = r.metrics.find("run_s");
-    if (it != r.metrics.end() && it->second < kMinTimedRegionS) return true;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    auto it = r->metrics.find("run_s");
+    if (it != r->metrics.end() && it->second < kMinTimedRegionS) return true;
   }
   return false;
 }

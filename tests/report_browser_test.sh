@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The HTML report in a real headless Chromium: a real run (two repetitions, a planted bug, a cell
 # skipped for want of a GPU) is rendered; the page must load with no script error and no console
-# error, every chart must have drawn, and the skipped cell must show as skipped. A screenshot is
-# kept in the output directory (report-screenshot.png) for a person to look at.
+# error. It must answer first: the recommendation and the headline charts (at most six series
+# each) drawn and wholly on the first screen of a 1300x1000 window, the per-scenario charts folded
+# below (drawn when unfolded: #unfold), and the skipped cell shown as skipped. Screenshots are kept
+# in the output directory (report-first-screen.png, report-screenshot.png) for a person to look at.
 # usage: report_browser_test.sh SHAREBENCH OUTDIR
 set -euo pipefail
 bin=$1
 out=$2
 rm -rf "$out" && mkdir -p "$out"
-"$bin" run --scenario locked,hogwild,locked/local-lock,ipc/cuda --start fork,forkserver --procs 1,2 --steps 300 \
+"$bin" run --scenario locked,hogwild,inference,locked/local-lock,ipc/cuda --start fork,forkserver --procs 1,2 --steps 300 \
   --repetitions 2 --out "$out/run" --format none
 "$bin" report "$out/run/results.json" --format html --out "$out" >/dev/null
 
@@ -22,18 +24,55 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 
-dom=$(timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --virtual-time-budget=10000 \
-  --dump-dom "file://$out/report.html" 2>"$out/chromium.log")
+load() {  # load() URL: the page's DOM once its scripts have run, in a 1300x1000 window
+  timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,1000 --virtual-time-budget=10000 \
+    --dump-dom "$1" 2>>"$out/chromium.log"
+}
+attr() { sed -n "s/.*$1=\"\([^\"]*\)\".*/\1/p" <<<"$2"; }
+status=0
+
+# First load: the answer and the headline charts; the per-scenario charts wait, folded.
+dom=$(load "file://$out/report.html")
 body=$(grep -o '<body[^>]*>' <<<"$dom" || true)
 html=$(grep -o '<html[^>]*>' <<<"$dom" || true)
-total=$(sed -n 's/.*data-charts-total="\([0-9]*\)".*/\1/p' <<<"$body")
-drawn=$(sed -n 's/.*data-charts-drawn="\([0-9]*\)".*/\1/p' <<<"$body")
-echo "charts: $drawn of $total drawn"
-status=0
-if [ -z "$total" ] || [ "$total" -lt 12 ]; then echo "FAIL: expected at least 12 charts, page declares '${total}'"; status=1; fi
+headline=$(attr data-headline-total "$body")
+drawn=$(attr data-charts-drawn "$body")
+first=$(attr data-first-screen "$body")
+echo "first load: $drawn charts drawn, $headline headline; on the first screen: $first"
+if [ -z "$headline" ] || [ "$headline" -lt 4 ]; then echo "FAIL: expected at least 4 headline charts, page declares '${headline}'"; status=1; fi
+if [ "${drawn:-0}" != "${headline:-x}" ]; then echo "FAIL: ${drawn:-0} charts drew on load, not the ${headline:-?} headline ones"; status=1; fi
+for id in answer box-answer-throughput-training box-answer-throughput-inference; do
+  grep -qw -- "$id" <<<"$first" || { echo "FAIL: $id is not wholly on the first screen"; status=1; }
+done
+for id in answer headline ranked not-ranked detail-charts chart-answer-throughput-training chart-answer-loss-time-training \
+          chart-answer-memory-training chart-launch; do
+  grep -q "id=\"$id\"" <<<"$dom" || { echo "FAIL: no $id on the page"; status=1; }
+done
+grep -q 'training, 2 processes (mlp, batch 32)</b>' <<<"$dom" || { echo "FAIL: no recommendation for 2-process training"; status=1; }
+grep -q '<li>locked/local-lock@fork:2: a planted bug</li>' <<<"$dom" || { echo "FAIL: the planted bug is not listed as not ranked"; status=1; }
+# At most six series on every headline chart, whatever the run held.
+printf '%s' "$dom" >"$out/first-load.html"
+python3 - "$out/first-load.html" <<'PY' || status=1
+import html, json, re, sys
+dom = open(sys.argv[1]).read()
+data = json.loads(html.unescape(re.search(r'<script type="application/json" id="chart-data">(.*?)</script>', dom, re.S).group(1)))
+wide = [(c["id"], len(c["datasets"])) for c in data["headline"] if len(c["datasets"]) > 6]
+print("headline charts:", ", ".join(f'{c["id"]} ({len(c["datasets"])} series)' for c in data["headline"]))
+if wide: print("FAIL: more than six series on", wide); sys.exit(1)
+PY
+if grep -q 'data-errors' <<<"$html"; then echo "FAIL: the page raised script errors: $html"; status=1; fi
+
+# Unfolded: every chart draws.
+dom=$(load "file://$out/report.html#unfold")
+body=$(grep -o '<body[^>]*>' <<<"$dom" || true)
+html=$(grep -o '<html[^>]*>' <<<"$dom" || true)
+total=$(attr data-charts-total "$body")
+drawn=$(attr data-charts-drawn "$body")
+echo "unfolded: $drawn of $total charts drawn"
+if [ -z "$total" ] || [ "$total" -lt 16 ]; then echo "FAIL: expected at least 16 charts, page declares '${total}'"; status=1; fi
 for id in chart-throughput-hogwild chart-efficiency-hogwild chart-efficiency-locked chart-lockwait-locked \
           chart-convergence-locked chart-convergence-hogwild chart-loss-steps-locked chart-loss-time-hogwild \
-          chart-launch pick-loss-steps-locked evidence; do
+          pick-loss-steps-locked evidence; do
   grep -q "id=\"$id\"" <<<"$dom" || { echo "FAIL: no $id on the page"; status=1; }
 done
 grep -q '<td>ipc/cuda@forkserver:2</td><td class="skip">skipped' <<<"$dom" || { echo "FAIL: the skipped cell does not show as skipped"; status=1; }
@@ -41,9 +80,13 @@ if [ "${drawn:-0}" != "${total:-x}" ]; then echo "FAIL: only ${drawn:-0} of ${to
 if grep -q 'data-errors' <<<"$html"; then echo "FAIL: the page raised script errors: $html"; status=1; fi
 if grep -E 'CONSOLE\(|Uncaught' "$out/chromium.log"; then echo "FAIL: console messages above"; status=1; fi
 
+timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,1000 --virtual-time-budget=10000 \
+  --screenshot="$out/report-first-screen.png" "file://$out/report.html" 2>>"$out/chromium.log" >/dev/null
 timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,3400 --virtual-time-budget=10000 \
-  --screenshot="$out/report-screenshot.png" "file://$out/report.html" 2>>"$out/chromium.log" >/dev/null
-size=$(stat -c %s "$out/report-screenshot.png" 2>/dev/null || echo 0)
-if [ "$size" -lt 50000 ]; then echo "FAIL: screenshot missing or blank ($size bytes)"; status=1; fi
-echo "screenshot: $out/report-screenshot.png ($size bytes)"
+  --screenshot="$out/report-screenshot.png" "file://$out/report.html#unfold" 2>>"$out/chromium.log" >/dev/null
+for shot in report-first-screen report-screenshot; do
+  size=$(stat -c %s "$out/$shot.png" 2>/dev/null || echo 0)
+  if [ "$size" -lt 50000 ]; then echo "FAIL: $shot.png missing or blank ($size bytes)"; status=1; fi
+  echo "screenshot: $out/$shot.png ($size bytes)"
+done
 exit $status

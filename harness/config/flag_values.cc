@@ -30,4 +30,26 @@ double parse_flag_double(const std::string& flag, const std::string& text, doubl
 
 std::string format_flag_number(double v) { return fmt::format("{}", v); }
 
+double parse_flag_duration(const std::string& flag, const std::string& text, double min_s, double max_s) {
+  double unit = 1;
+  std::string number = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 's': unit = 1; number.pop_back(); break;
+      case 'm': unit = 60; number.pop_back(); break;
+      case 'h': unit = 3600; number.pop_back(); break;
+      default: break;
+    }
+  }
+  double v = 0;
+  const char* end = number.data() + number.size();
+  const auto [ptr, ec] = std::from_chars(number.data(), end, v);
+  const double s = v * unit;
+  if (number.empty() || ec != std::errc() || ptr != end || !std::isfinite(s) || s < min_s || s > max_s) {
+    throw UsageError(fmt::format("{} must be a duration from {} s to {} s (90, 90s, 10m, 1h), got '{}'", flag, min_s,
+                                 max_s, text));
+  }
+  return s;
+}
+
 }  // namespace sharebench

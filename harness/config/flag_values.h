@@ -16,6 +16,8 @@ struct UsageError : std::runtime_error {
 
 std::int64_t parse_flag_int(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max);
 double parse_flag_double(const std::string& flag, const std::string& text, double min, double max);
+// A duration in seconds: "90", "90s", "10m", "1.5h".
+double parse_flag_duration(const std::string& flag, const std::string& text, double min_s, double max_s);
 // The shortest text that reads back as exactly `v` ("0.05", "10").
 std::string format_flag_number(double v);
 

@@ -201,6 +201,7 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
 // Each option a registered scenario declares (ScenarioInfo::IntOption and kin), once: `run` takes
 // those of the scenarios it runs, `exec` those of the scenarios that run a program.
 void add_scenario_option_flags(std::vector<CellFlag>& flags) {
+  const std::vector<CellFlag> harness_flags = flags;
   std::vector<const ScenarioOption*> seen;
   for (const ScenarioInfo* s : ScenarioRegistry::instance().all()) {
     for (const ScenarioOption& option : s->options()) {
@@ -211,6 +212,7 @@ void add_scenario_option_flags(std::vector<CellFlag>& flags) {
         }
         continue;
       }
+      check_option_name(s->name(), option.name, harness_flags);
       seen.push_back(&option);
       CellFlag f;
       f.flag = "--" + option.name;
@@ -225,6 +227,23 @@ void add_scenario_option_flags(std::vector<CellFlag>& flags) {
     }
   }
 }
+
+}  // namespace
+
+void check_option_name(const std::string& scenario, const std::string& option, const std::vector<CellFlag>& harness_flags) {
+  // The commands' own flags (cli/), which no option may shadow either.
+  static const char* const kCommandFlags[] = {"scenario", "start", "procs", "repetitions", "budget", "interval",
+                                              "known-bugs", "shard", "out", "format", "color", "mp-start", "workdir",
+                                              "help", "version"};
+  bool taken = std::find(std::begin(kCommandFlags), std::end(kCommandFlags), option) != std::end(kCommandFlags);
+  for (const CellFlag& f : harness_flags) taken |= f.flag == "--" + option;
+  if (taken) {
+    throw std::logic_error(fmt::format("scenario {} declares an option --{}, which is already a flag of sharebench's "
+                                       "own: give the option another name", scenario, option));
+  }
+}
+
+namespace {
 
 std::vector<CellFlag> make_flags() {
   std::vector<CellFlag> flags;

@@ -38,6 +38,10 @@ struct CellFlag {
 const std::vector<CellFlag>& cell_flags();
 const CellFlag* find_cell_flag(const std::string& flag);
 
+// Refuses (std::logic_error, naming the scenario) a scenario option named like one of the harness's
+// flags or a command's own (--steps, --out, ...): two flags of one name would make every command fail.
+void check_option_name(const std::string& scenario, const std::string& option, const std::vector<CellFlag>& harness_flags);
+
 // The arguments (after the binary) that re-run exactly this cell: the axes, then every flag whose
 // value differs from the default, then --repetitions when not 1.
 std::vector<std::string> repro_args(const CellConfig& cell, int repetitions);

@@ -64,6 +64,8 @@ RunResult merge_runs(const std::vector<RunResult>& parts) {
   out.status = joined_status(parts);
   out.command = unsharded_command(parts.front().command);
   out.environment = parts.front().environment;
+  out.repetitions = parts.front().repetitions;  // one command's shards share it; budget_ran_out: any of them
+  for (const RunResult& p : parts) out.repetitions.budget_ran_out |= p.repetitions.budget_ran_out;
   std::set<std::string> hosts;
   for (const RunResult& p : parts) {
     if (auto it = p.environment.find("host"); it != p.environment.end()) hosts.insert(it->second);

@@ -126,6 +126,9 @@ struct Repetition {
   std::string sanitizer_report;  // the workers' sanitizer reports (sanitizer builds), capped; "" for none
   std::string diagnosis;         // exec cells that hung or failed: one line on why, first in every report
   std::vector<std::string> notes;  // observations that are never failures (exec's headroom, lost increments)
+  // --repetitions auto: the cell's first repetition, run at the steps asked for, when it timed too
+  // little work and the cell's steps were raised for the rest; its checks count, its figures do not.
+  bool calibration = false;
 };
 
 // What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in
@@ -163,6 +166,17 @@ struct ShardInfo {
   std::size_t planned_cells = 0;  // cells in the whole matrix, over all shards
 };
 
+// How many repetitions each cell got: a fixed number (--repetitions N), or `auto`: repeated until the
+// throughput's 95 % interval is within `target` of the mean, or the run's `budget_s` ran out.
+struct RepetitionPolicy {
+  bool automatic = false;
+  int fixed = 1;              // --repetitions N (automatic: the fewest a ranked cell gets)
+  double target = 0.05;       // automatic: relative half-width of the interval asked for (0.05: ±5 %)
+  double budget_s = 0;        // automatic: the time allowed for the whole run
+  double min_timed_s = 0;     // automatic: the least timed work a repetition of a ranked cell does
+  bool budget_ran_out = false;  // automatic: some cells had not settled when the budget ended
+};
+
 struct RunResult {
   int schema_version = kResultsSchemaVersion;
   std::string run_id;
@@ -173,6 +187,7 @@ struct RunResult {
   std::map<std::string, std::string> environment;
   ShardInfo shard;
   std::vector<std::string> merged_from;  // run ids of the shards `merge` joined, in order
+  RepetitionPolicy repetitions;
   std::vector<CellResult> cells;
 };
 

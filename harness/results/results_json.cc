@@ -4,6 +4,7 @@
 // null, series points as [step, time, value], and a cell's computed fields (id, outcome).
 #include "harness/results/results_json.h"
 #include "harness/config/cell_config_json.h"
+#include "harness/results/recommendation.h"
 
 #include <cmath>
 #include <filesystem>
@@ -65,6 +66,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth,
                                                 fds_peak)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RepetitionPolicy, automatic, fixed, target, budget_s, min_timed_s,
+                                                budget_ran_out)
 
 void to_json(json& j, const Repetition& r) {
   json metrics = json::object();
@@ -84,6 +87,7 @@ void to_json(json& j, const Repetition& r) {
   if (!r.sanitizer_report.empty()) j["sanitizer_report"] = r.sanitizer_report;
   if (!r.diagnosis.empty()) j["diagnosis"] = r.diagnosis;
   if (!r.notes.empty()) j["notes"] = r.notes;
+  if (r.calibration) j["calibration"] = true;
 }
 void from_json(const json& j, Repetition& r) {
   r.index = j.at("index").get<int>();
@@ -104,6 +108,7 @@ void from_json(const json& j, Repetition& r) {
   r.sanitizer_report = j.value("sanitizer_report", std::string());
   r.diagnosis = j.value("diagnosis", std::string());
   r.notes = j.value("notes", std::vector<std::string>());
+  r.calibration = j.value("calibration", false);
 }
 
 std::string dump_json(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
@@ -230,10 +235,12 @@ json results_to_json(const RunResult& run) {
          {"command", run.command},
          {"environment", run.environment},
          {"shard", run.shard},
+         {"repetition_policy", run.repetitions},
          {"summary", {{"cells", run.cells.size()}, {"unexpected", unexpected}, {"skipped", skipped},
                       {"interrupted", interrupted}}},
          {"cells", cells}};
   if (!run.merged_from.empty()) j["merged_from"] = run.merged_from;
+  j["recommendation"] = recommendation_json(recommend(run));  // written for readers; recomputed on load
   return j;
 }
 
@@ -257,6 +264,7 @@ RunResult results_from_json(const json& j) {
     run.environment = j.at("environment").get<std::map<std::string, std::string>>();
     run.shard = j.value("shard", ShardInfo{});
     run.merged_from = j.value("merged_from", std::vector<std::string>{});
+    run.repetitions = j.value("repetition_policy", RepetitionPolicy{});
     run.cells = j.at("cells").get<std::vector<CellResult>>();
   } catch (const json::exception& e) {
     throw ResultsFormatError(fmt::format("results file is malformed: {}", e.what()));

@@ -4,7 +4,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,6 +18,7 @@
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/housekeeping/dead_run_sweep.h"
+#include "harness/runner/adaptive_repetitions.h"
 #include "harness/runner/progress_line.h"
 #include "harness/util/interrupt.h"
 
@@ -29,6 +33,44 @@ std::string utc_now(const char* format) {
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
+}
+
+// The pilot of a ranked cell that timed too little work: its steps are raised for the repetitions
+// to come, and its own figures stop counting (adaptive_repetitions.h).
+void calibrate(CellResult& cell, PlannedCell& planned, const AutoRepetitions& policy, const std::string& binary) {
+  const std::optional<std::int64_t> steps = calibrated_steps(cell, policy);
+  if (!steps) return;
+  cell.repetitions.back().calibration = true;
+  planned.config.workload.steps = *steps;
+  cell.config.workload.steps = *steps;
+  cell.repro = repro_command(binary, planned.config, 1);
+}
+
+// --repetitions auto after every pilot: one repetition at a time to the cell that needs it most.
+void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRepetitions& policy,
+                  const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
+                  const std::function<void()>& save) {
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  std::size_t extra = 0;
+  while (!interrupt_requested()) {
+    const std::optional<std::size_t> next = next_repetition(run.cells, policy, elapsed());
+    if (!next) break;
+    CellResult& cell = run.cells[*next];
+    const std::size_t unsettled = unsettled_cells(run.cells, policy).size();
+    line.cell(run.cells.size(), fmt::format("{} rep {} (auto: {} not settled, {:.0f} s of budget left)", cell.config.id(),
+                                            cell.repetitions.size() + 1, unsettled, policy.budget_s - elapsed()));
+    cell.repetitions.push_back(run_repetition(plans[*next], static_cast<int>(cell.repetitions.size()), sink));
+    ++extra;
+    save();
+  }
+  const std::vector<std::string> unsettled = unsettled_cells(run.cells, policy);
+  run.repetitions.budget_ran_out = !unsettled.empty() && !interrupt_requested();
+  line.clear();
+  const std::string how = unsettled.empty() ? std::string("every ranked cell settled")
+                                            : fmt::format("{} ranked cells did not settle within {:.0f} % of their mean",
+                                                          unsettled.size(), policy.target * 100);
+  std::fprintf(stderr, "sharebench: --repetitions auto: %zu repetitions after the pilots, %.0f s in all; %s\n", extra,
+               elapsed(), how.c_str());
 }
 
 }  // namespace
@@ -50,31 +92,43 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   }
   const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id);
   out.results_path = dir.file("results.json");
-  auto save = [&] { dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n"); };
+  const std::function<void()> save = [&] { dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n"); };
   save();  // evidence from the start: an empty run that says it is running
   const LoadSnapshot load_before = take_load_snapshot();  // measurement conditions: machine_load.h
 
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
+  const AutoRepetitions& policy = options.auto_repetitions;
+  run.repetitions = policy.enabled ? RepetitionPolicy{true, policy.min_repetitions, policy.target, policy.budget_s,
+                                                      policy.min_timed_s, false}
+                                   : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false};
+  const int first_repetitions = policy.enabled ? 1 : options.repetitions;  // auto: the pilots first
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<PlannedCell> plans = options.cells;
   std::size_t done = 0;
   ProgressLine line(options.cells.size(), options.progress);
   const ProgressSink sink = [&](const CellProgress& p) { line.tick(p); };
-  for (const PlannedCell& planned : options.cells) {
+  for (PlannedCell& planned : plans) {
     if (interrupt_requested()) break;
     CellResult cell;
     cell.config = planned.config;
     cell.kind = planned.kind;
     cell.expected = planned.expected;
     cell.known_bug = planned.known_bug;
-    cell.repro = repro_command(binary, planned.config, options.repetitions);
-    for (int i = 0; i < options.repetitions && !interrupt_requested(); ++i) {
+    cell.repro = repro_command(binary, planned.config, first_repetitions);
+    for (int i = 0; i < first_repetitions && !interrupt_requested(); ++i) {
       std::string what = planned.config.id();
-      if (options.repetitions > 1) what += fmt::format(" rep {}/{}", i + 1, options.repetitions);
+      if (first_repetitions > 1) what += fmt::format(" rep {}/{}", i + 1, first_repetitions);
       line.cell(done, what);
       cell.repetitions.push_back(run_repetition(planned, i, options.progress ? sink : ProgressSink{}));
     }
+    if (policy.enabled) calibrate(cell, planned, policy, binary);
     run.cells.push_back(std::move(cell));
     ++done;
     save();
+  }
+  if (policy.enabled) {
+    plans.resize(run.cells.size());
+    settle_cells(plans, run, policy, started, line, options.progress ? sink : ProgressSink{}, save);
   }
   line.clear();
 

@@ -61,6 +61,24 @@ void record_memory(const Supervision& sup, const HarnessBlock& block, Repetition
   }
 }
 
+// Throughput without the warm-up: the steps every worker made after its warm-up mark, over the
+// time from the first mark to the last worker's end. Kept as the whole run's rate when a worker has
+// no mark, or the marks leave less than half the timed region (a scenario that beats rarely).
+void record_steady_rate(const HarnessBlock& block, double run_s, Repetition& rep) {
+  std::int64_t first_warm = 0, last_finished = 0, steady_steps = 0;
+  for (int r = 0; r < block.procs; ++r) {
+    const WorkerSlot& s = block.slots[r];
+    if (s.warm_ns == 0 || s.finished_ns <= s.warm_ns) return;
+    first_warm = first_warm == 0 ? s.warm_ns : std::min(first_warm, s.warm_ns);
+    last_finished = std::max(last_finished, s.finished_ns);
+    steady_steps += s.steps.load() - s.warm_steps;
+  }
+  const double window_s = (last_finished - first_warm) * 1e-9;
+  if (window_s < run_s / 2 || steady_steps <= 0) return;
+  rep.metrics["steps_per_s"] = steady_steps / window_s;
+  rep.metrics["warmup_s"] = run_s - window_s;
+}
+
 }  // namespace
 
 void record_workers(const Supervision& sup, const HarnessBlock& block, std::int64_t launch_ns, Repetition& rep) {
@@ -104,6 +122,7 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
   if (run_s > 0) {
     rep.metrics["run_s"] = run_s;
     rep.metrics["steps_per_s"] = steps_total / run_s;
+    record_steady_rate(block, run_s, rep);
   }
   if (launched > 0) {
     rep.metrics["launch_s_max"] = launch_max;

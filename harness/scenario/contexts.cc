@@ -51,6 +51,10 @@ void WorkerContext::wait_for_start() {
 void WorkerContext::beat(std::int64_t steps_done) {
   slot_->steps.store(steps_done, std::memory_order_relaxed);
   slot_->last_beat_ns.store(monotonic_ns(), std::memory_order_relaxed);
+  if (slot_->warm_ns == 0 && steps_done >= std::max<std::int64_t>(1, cell_.workload.steps / 20)) {
+    slot_->warm_steps = steps_done;
+    slot_->warm_ns = monotonic_ns();
+  }
   slot_->heartbeat.fetch_add(1, std::memory_order_release);
   // A worker process reads its own private memory now and then (about 1 ms each, every 250 ms).
   if (cell_.start != StartMethod::kThread) {

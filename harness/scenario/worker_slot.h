@@ -71,6 +71,10 @@ struct alignas(64) WorkerSlot {
   std::int64_t arrived_ns = 0;                // reached the start barrier
   std::int64_t started_ns = 0;                // released from it
   std::int64_t finished_ns = 0;               // returned from work()
+  // The end of the warm-up: the first beat at or past a twentieth of the cell's steps (allocator
+  // caches, first touches, the pools starting). Throughput is timed from here (worker_records.cc).
+  std::int64_t warm_ns = 0;
+  std::int64_t warm_steps = 0;
   std::int32_t metric_count = 0;
   std::int32_t point_count = 0;
   Metric metrics[kMaxMetrics];

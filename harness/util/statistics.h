@@ -29,4 +29,21 @@ ShiftEstimate hodges_lehmann_shift(const std::vector<double>& a, const std::vect
 // The smallest n such that n against n repetitions gives a bounded interval at this alpha.
 std::size_t fewest_repetitions_for_interval(double alpha);
 
+// The mean of a sample with its 95 % confidence interval from Student's t (the sample's own spread;
+// no assumption beyond roughly normal repetitions, which throughput over fixed work is). With fewer
+// than two values the interval is unbounded (lo = -inf, hi = +inf).
+struct MeanInterval {
+  double mean = 0;
+  double lo = 0, hi = 0;
+  int n = 0;
+  bool bounded() const;
+  // The half-width as a share of the mean (0.05 is ±5 %); +inf when unbounded or the mean is 0.
+  double relative_half_width() const;
+  // Do the two intervals share any value? Unbounded intervals overlap everything.
+  bool overlaps(const MeanInterval& other) const;
+};
+MeanInterval mean_interval_95(const std::vector<double>& values);
+// Student's t quantile for a two-sided 95 % interval with `df` degrees of freedom (df >= 1).
+double student_t_975(int df);
+
 }  // namespace sharebench

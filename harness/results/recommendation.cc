@@ -1,0 +1,212 @@
+// The recommendation: ranking the cells that qualify, stating ties as ties, naming what was left out.
+#include "harness/results/recommendation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace sharebench {
+
+namespace {
+
+// Every repetition's verdict must be pass: an unknown check is not a passed one.
+std::optional<std::string> undecided_check(const CellResult& cell) {
+  for (const Repetition* r : measured_repetitions(cell)) {
+    for (const Check& c : r->checks) {
+      if (c.verdict != Verdict::kPass) {
+        return fmt::format("{} was {} in repetition {}", c.name, to_string(c.verdict), r->index);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> not_converged(const CellResult& cell) {
+  if (cell.kind != ScenarioKind::kTraining) return std::nullopt;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    const auto it = std::find_if(r->checks.begin(), r->checks.end(),
+                                 [](const Check& c) { return c.name == std::string(checks::kConvergence); });
+    if (it == r->checks.end()) return std::string("no convergence verdict (the check did not run)");
+  }
+  return std::nullopt;  // a failed convergence check is caught as a failed check above
+}
+
+std::string model_of(const CellResult& c) {
+  const std::string& m = c.config.workload.model;
+  const std::size_t slash = m.rfind('/');
+  return slash == std::string::npos ? m : m.substr(slash + 1);
+}
+
+double mean_of(const CellResult& cell, const char* metric) {
+  double sum = 0;
+  int n = 0;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    const auto it = r->metrics.find(metric);
+    if (it == r->metrics.end()) continue;
+    sum += it->second;
+    ++n;
+  }
+  return n == 0 ? 0 : sum / n;
+}
+
+std::string verdict_of(const RankingGroup& g) {
+  const RankedCell& best = g.ranked.front();
+  if (g.ranked.size() == 1) return fmt::format("{} (the only cell that qualified)", best.cell);
+  if (!best.rate.bounded()) {
+    return fmt::format("{} was the fastest of {} once, but with one repetition nothing is told from noise (all tied)",
+                       best.cell, g.ranked.size());
+  }
+  const std::vector<std::string> tied = g.best();
+  if (tied.size() > 3) {
+    return fmt::format("not distinguishable at this budget: the {} cells marked =, led by {}", tied.size(), best.cell);
+  }
+  if (tied.size() > 1) {
+    std::string names;
+    for (const std::string& t : tied) names += (names.empty() ? "" : ", ") + t;
+    return fmt::format("not distinguishable at this budget: {}", names);
+  }
+  const RankedCell& second = g.ranked[1];
+  return fmt::format("{}, {} ahead of {}", best.cell, percent_text(best.rate.mean / second.rate.mean - 1), second.cell);
+}
+
+}  // namespace
+
+std::string ranking_metric(ScenarioKind kind) {
+  switch (kind) {
+    case ScenarioKind::kTraining:
+    case ScenarioKind::kInference: return "steps_per_s";
+    case ScenarioKind::kMessages: return "messages_per_s";
+    case ScenarioKind::kLockOnly:
+    case ScenarioKind::kProgram: return "";
+  }
+  return "";
+}
+
+std::string ranking_unit(ScenarioKind kind) {
+  switch (kind) {
+    case ScenarioKind::kTraining: return "steps/s";
+    case ScenarioKind::kInference: return "batches/s";
+    case ScenarioKind::kMessages: return "messages/s";
+    default: return "";
+  }
+}
+
+std::vector<const Repetition*> measured_repetitions(const CellResult& cell) {
+  std::vector<const Repetition*> out, pilots;
+  for (const Repetition& r : cell.repetitions) (r.calibration ? pilots : out).push_back(&r);
+  return out.empty() ? pilots : out;
+}
+
+MeanInterval throughput_interval(const CellResult& cell) {
+  const std::string metric = ranking_metric(cell.kind);
+  std::vector<double> values;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    const auto it = r->metrics.find(metric);
+    if (it != r->metrics.end() && std::isfinite(it->second)) values.push_back(it->second);
+  }
+  return mean_interval_95(values);
+}
+
+std::optional<Exclusion> ranking_exclusion(const CellResult& cell) {
+  const auto out = [&](const char* category, std::string why) {
+    return std::optional<Exclusion>(Exclusion{cell.config.id(), category, std::move(why)});
+  };
+  if (cell.kind == ScenarioKind::kLockOnly) return out("not throughput", "a lock or fork-safety scenario: its steps are lock operations, not work");
+  if (cell.kind == ScenarioKind::kProgram) return out("not throughput", "a program under exec: its steps are its own");
+  if (cell.known_bug) return out("planted bug", "a planted bug");
+  if (cell.config.fault.active()) return out("fault", "an injected fault");
+  if (cell.config.chaos_seed != 0) return out("chaos", "run under --chaos, slowed on purpose");
+  const CellOutcome o = cell.outcome();
+  if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) {
+    return out(o.kind == Outcome::kSkipped ? "skipped" : "interrupted", fmt::format("{}: {}", to_string(o.kind), o.reason));
+  }
+  if (o.kind != Outcome::kOk) return out("failed", fmt::format("failed: {}", o.summary));
+  if (auto why = undecided_check(cell)) return out("check undecided", *why);
+  if (auto why = not_converged(cell)) return out("no convergence verdict", *why);
+  if (throughput_interval(cell).n == 0) return out("no figure", "no throughput figure");
+  return std::nullopt;
+}
+
+std::vector<std::string> RankingGroup::best() const {
+  std::vector<std::string> out;
+  for (const RankedCell& r : ranked) {
+    if (r.tied_with_best) out.push_back(r.cell);
+  }
+  return out;
+}
+
+Recommendation recommend(const RunResult& run) {
+  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0);
+}
+
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target) {
+  Recommendation rec;
+  rec.target = target;
+  const double settle = target > 0 ? target : 0.05;
+  // kind, processes, model and batch: only cells doing the same work are ranked against each other
+  std::map<std::tuple<int, int, std::string, std::int64_t>, RankingGroup> groups;
+  for (const CellResult& c : cells) {
+    if (auto why = ranking_exclusion(c)) {
+      rec.excluded.push_back(*why);
+      continue;
+    }
+    RankingGroup& g = groups[{static_cast<int>(c.kind), c.config.procs, model_of(c), c.config.workload.batch}];
+    g.kind = c.kind;
+    g.procs = c.config.procs;
+    g.model = model_of(c);
+    g.batch = c.config.workload.batch;
+    g.metric = ranking_metric(c.kind);
+    g.unit = ranking_unit(c.kind);
+    RankedCell r;
+    r.cell = c.config.id();
+    r.strategy = c.config.scenario + "/" + c.config.variant;
+    r.start = c.config.start;
+    r.rate = throughput_interval(c);
+    r.settled = r.rate.relative_half_width() <= settle;
+    r.uss_mb = mean_of(c, "worker_uss_mb_peak");
+    r.launch_ms = mean_of(c, "launch_s_max") * 1000;
+    g.ranked.push_back(r);
+  }
+  for (auto& [key, g] : groups) {
+    std::stable_sort(g.ranked.begin(), g.ranked.end(),
+                     [](const RankedCell& a, const RankedCell& b) { return a.rate.mean > b.rate.mean; });
+    for (RankedCell& r : g.ranked) r.tied_with_best = r.rate.overlaps(g.ranked.front().rate);
+    g.verdict = verdict_of(g);
+    rec.groups.push_back(std::move(g));
+  }
+  return rec;
+}
+
+namespace {
+nlohmann::json bound(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+}  // namespace
+
+nlohmann::json recommendation_json(const Recommendation& rec) {
+  using nlohmann::json;
+  json groups = json::array();
+  for (const RankingGroup& g : rec.groups) {
+    json ranked = json::array();
+    for (const RankedCell& r : g.ranked) {
+      ranked.push_back({{"cell", r.cell}, {"strategy", r.strategy}, {"start", to_string(r.start)},
+                        {"mean", bound(r.rate.mean)}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)},
+                        {"repetitions", r.rate.n}, {"settled", r.settled}, {"tied_with_best", r.tied_with_best},
+                        {"uss_mb", r.uss_mb}, {"launch_ms", r.launch_ms}});
+    }
+    groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
+                      {"unit", g.unit}, {"best", g.best()}, {"verdict", g.verdict}, {"ranked", ranked}});
+  }
+  json excluded = json::array();
+  for (const Exclusion& e : rec.excluded) excluded.push_back({{"cell", e.cell}, {"category", e.category}, {"why", e.why}});
+  return json{{"target", rec.target}, {"groups", groups}, {"excluded", excluded}};
+}
+
+std::string percent_text(double share) {
+  if (!std::isfinite(share)) return "unbounded";
+  const double p = share * 100;
+  return std::fabs(p) < 10 ? fmt::format("{:.1f} %", p) : fmt::format("{:.0f} %", p);
+}
+
+}  // namespace sharebench

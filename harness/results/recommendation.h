@@ -1,0 +1,88 @@
+// The recommendation: the answer a comparison run gives to "which strategy, start method and
+// process count should I use for this model on this machine". Per kind of work (training,
+// inference, messages), per process count and model, the cells that passed every check and
+// converged are ranked by throughput, each with its 95 % interval over repetitions; the cells whose
+// interval overlaps the fastest one's are tied with it, and a tie is said as a tie ("not
+// distinguishable at this budget"), never broken by a few per cent of noise. Every cell left out
+// is named with the reason. Lock and fork-safety scenarios (ScenarioKind::kLockOnly) and programs
+// under exec are never ranked: their "steps" are lock operations or a program's own beats.
+// Pure: a function of the results alone, so `sharebench report` on an old file gives the same answer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/results/results.h"
+#include "harness/util/statistics.h"
+
+namespace sharebench {
+
+// The throughput metric a kind of work is ranked by ("" for kinds never ranked).
+std::string ranking_metric(ScenarioKind kind);
+std::string ranking_unit(ScenarioKind kind);  // "steps/s", "batches/s", "messages/s"
+
+
+struct Exclusion {
+  std::string cell;
+  std::string category;  // "not throughput", "planted bug", "fault", "chaos", "skipped", "interrupted",
+                         // "failed", "check undecided", "no convergence verdict", "no figure"
+  std::string why;       // one sentence, lower case
+};
+// Why a cell is not ranked, or nullopt when it is.
+std::optional<Exclusion> ranking_exclusion(const CellResult& cell);
+
+// The repetitions whose figures count: every repetition but the calibration pilots of
+// --repetitions auto (harness/runner/adaptive_repetitions.h), unless those are all there is.
+std::vector<const Repetition*> measured_repetitions(const CellResult& cell);
+// The mean of the cell's ranking metric over its measured repetitions, with its 95 % interval.
+MeanInterval throughput_interval(const CellResult& cell);
+
+struct RankedCell {
+  std::string cell;      // the cell id
+  std::string strategy;  // scenario/variant
+  StartMethod start = StartMethod::kFork;
+  MeanInterval rate;
+  bool settled = false;         // the interval is within the run's target width (auto repetitions)
+  bool tied_with_best = false;  // its interval overlaps the fastest cell's (the fastest itself: true)
+  double uss_mb = 0;            // peak private memory of the largest worker (0: not measured)
+  double launch_ms = 0;         // launch to the start barrier, slowest worker (0: not measured)
+};
+
+struct RankingGroup {
+  ScenarioKind kind = ScenarioKind::kTraining;
+  int procs = 1;
+  std::string model;            // the --model the cells share
+  std::int64_t batch = 0;       // and the batch
+  std::string metric, unit;
+  std::vector<RankedCell> ranked;  // fastest first
+  // "hogwild/lock-free@fork, 12 % ahead of locked/mutex@fork" or "not distinguishable at this
+  // budget: a, b, c"; the same sentence in every report.
+  std::string verdict;
+  std::vector<std::string> best() const;  // the fastest cell and every cell tied with it
+};
+
+
+struct Recommendation {
+  std::vector<RankingGroup> groups;  // by kind (training, inference, messages), then processes
+  std::vector<Exclusion> excluded;
+  double target = 0;                 // the relative half-width --repetitions auto aimed at; 0: fixed repetitions
+  bool empty() const { return groups.empty(); }
+};
+
+Recommendation recommend(const RunResult& run);
+// The same for cells still being run (--repetitions auto asks which cells are still contenders);
+// `target` is the interval's relative half-width a cell must reach to count as settled (0: 5 %).
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target);
+
+// The form results.json carries (docs/results-schema.md, "recommendation"); written for readers
+// and recomputed from the cells whenever a file is loaded.
+nlohmann::json recommendation_json(const Recommendation& rec);
+
+// "12 %" ahead, "±3.1 %" widths, and the like, as every report writes them.
+std::string percent_text(double share);
+
+}  // namespace sharebench

@@ -1,0 +1,88 @@
+// --repetitions auto: when a cell has settled, how long its repetitions should be, which runs next.
+#include "harness/runner/adaptive_repetitions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "harness/plan/matrix.h"
+#include "harness/results/recommendation.h"
+
+namespace sharebench {
+
+namespace {
+
+// A repetition's cost as the cell's measured repetitions took it (setup and teardown included).
+double expected_cost_s(const CellResult& cell) {
+  double sum = 0;
+  int n = 0;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    sum += r->wall_s;
+    ++n;
+  }
+  return n == 0 ? 0 : sum / n;
+}
+
+int measured_count(const CellResult& cell) {
+  int n = 0;
+  for (const Repetition& r : cell.repetitions) n += !r.calibration;
+  return n;
+}
+
+}  // namespace
+
+bool repetitions_settled(const CellResult& cell, const AutoRepetitions& policy) {
+  if (ranking_exclusion(cell)) return true;  // nothing to rank: one repetition said what it had to
+  if (measured_count(cell) < policy.min_repetitions) return false;
+  return throughput_interval(cell).relative_half_width() <= policy.target;
+}
+
+std::optional<std::int64_t> calibrated_steps(const CellResult& cell, const AutoRepetitions& policy) {
+  if (cell.repetitions.size() != 1 || ranking_exclusion(cell)) return std::nullopt;
+  const auto it = cell.repetitions.front().metrics.find("run_s");
+  if (it == cell.repetitions.front().metrics.end() || !(it->second > 0)) return std::nullopt;
+  const double timed = it->second;
+  if (timed >= policy.min_timed_s) return std::nullopt;
+  // A fifth more than the pilot says, for the steps that do not scale (launch, the first touches).
+  const double factor = std::min(50.0, std::ceil(policy.min_timed_s / timed * 1.2));
+  const std::int64_t steps = cell.config.workload.steps;
+  return std::min<std::int64_t>(kMaxSteps, static_cast<std::int64_t>(static_cast<double>(steps) * factor));
+}
+
+std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells, const AutoRepetitions& policy,
+                                           double elapsed_s) {
+  // A race (as F-race and successive elimination run one): a cell whose interval already lies wholly
+  // below its group's fastest cannot change the answer, so the contenders, the cells tied with the
+  // fastest, get the repetitions first; the rest only once every contender has settled.
+  std::set<std::string> contenders;
+  for (const RankingGroup& g : recommend_cells(cells, policy.target).groups) {
+    for (const std::string& id : g.best()) contenders.insert(id);
+  }
+  std::optional<std::size_t> best;
+  std::tuple<int, int, double> best_key;  // (tier, measured repetitions, -width): smallest first
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const CellResult& c = cells[i];
+    if (repetitions_settled(c, policy) || c.repetitions.size() >= static_cast<std::size_t>(kMaxRepetitions)) continue;
+    if (elapsed_s + expected_cost_s(c) > policy.budget_s) continue;  // would not fit: a cheaper one may
+    const int count = measured_count(c);
+    const int tier = count < 2 ? 0 : contenders.count(c.config.id()) ? 1 : 2;
+    const std::tuple<int, int, double> key{tier, count, -throughput_interval(c).relative_half_width()};
+    if (!best || key < best_key) {
+      best = i;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> unsettled_cells(const std::vector<CellResult>& cells, const AutoRepetitions& policy) {
+  std::vector<std::string> out;
+  for (const CellResult& c : cells) {
+    if (!repetitions_settled(c, policy)) out.push_back(c.config.id());
+  }
+  return out;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,115 @@
+// The recommendation in words, for the console and Markdown reports.
+#include "reports/recommendation_report.h"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace sharebench {
+
+namespace {
+
+std::string budget_text(double s) {
+  if (s >= 120 && std::fmod(s, 60) == 0) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.0f} s", s);
+}
+
+std::string interval_text(const MeanInterval& m) {
+  if (!m.bounded()) return "no interval";
+  return "±" + percent_text(m.relative_half_width());
+}
+
+}  // namespace
+
+std::string repetition_policy_line(const RunResult& run) {
+  const RepetitionPolicy& p = run.repetitions;
+  if (!p.automatic) {
+    return p.fixed == 1 ? "1 repetition per cell: no intervals, so nothing can be told from noise "
+                          "(--repetitions auto --budget 10m repeats each cell until it can)"
+                        : fmt::format("{} repetitions per cell, 95 % intervals from their spread", p.fixed);
+  }
+  std::string line = fmt::format("repetitions: auto, each ranked cell until its 95 % interval is within ±{} of its mean "
+                                 "or the {} budget ends; at least {:.1f} s of timed work per repetition, warm-up excluded",
+                                 percent_text(p.target), budget_text(p.budget_s), p.min_timed_s);
+  if (p.budget_ran_out) line += "; the budget ran out before every cell settled (marked 'not settled')";
+  return line;
+}
+
+std::string exclusions_line(const Recommendation& rec) {
+  std::map<std::string, int> counts;
+  for (const Exclusion& e : rec.excluded) ++counts[e.category];
+  std::string line;
+  for (const auto& [category, n] : counts) {
+    std::string what = category;
+    if (category == "not throughput") what = "not throughput (lock, fork-safety or a program)";
+    line += fmt::format("{}{} {}", line.empty() ? "" : ", ", n, what);
+  }
+  return line;
+}
+
+std::string ranked_figures(const RankedCell& r, const std::string& unit) {
+  std::string s = fmt::format("{:.0f} {} {} ({} rep{})", r.rate.mean, unit, interval_text(r.rate), r.rate.n,
+                              r.rate.n == 1 ? "" : "s");
+  if (!r.settled && r.rate.bounded()) s += ", not settled";
+  if (r.uss_mb > 0) s += fmt::format(", {:.0f} MiB/worker", r.uss_mb);
+  if (r.launch_ms > 0) s += fmt::format(", launch {:.0f} ms", r.launch_ms);
+  return s;
+}
+
+std::string group_title(const RankingGroup& g) {
+  return fmt::format("{}, {} process{} ({}, batch {})", to_string(g.kind), g.procs, g.procs == 1 ? "" : "es", g.model,
+                     g.batch);
+}
+
+std::string render_recommendation_console(const RunResult& run, int top) {
+  const Recommendation rec = recommend(run);
+  std::string out = "Recommendation: the fastest cells that passed every check and converged, by kind of work and "
+                    "process count (ties are cells whose 95 % intervals overlap the fastest's)\n";
+  out += "  " + repetition_policy_line(run) + "\n";
+  if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
+  // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
+  if (!run.repetitions.automatic && run.repetitions.fixed < 2) top = 0;
+  for (const RankingGroup& g : rec.groups) {
+    out += fmt::format("  {}: {}\n", group_title(g), g.verdict);
+    if (top == 0) continue;
+    int shown = 0;
+    for (const RankedCell& r : g.ranked) {
+      if (shown == top) {
+        out += fmt::format("      ... {} more (report.md, results.json)\n", g.ranked.size() - shown);
+        break;
+      }
+      out += fmt::format("    {} {:<34} {}\n", r.tied_with_best ? "=" : " ", r.cell, ranked_figures(r, g.unit));
+      ++shown;
+    }
+  }
+  if (!rec.excluded.empty()) out += "  not ranked: " + exclusions_line(rec) + "\n";
+  return out;
+}
+
+std::string render_recommendation_markdown(const RunResult& run) {
+  const Recommendation rec = recommend(run);
+  std::string out = "## Recommendation\n\nThe fastest cells that passed every check and converged, by kind of work and "
+                    "process count. Cells marked = are tied with the fastest: their 95 % intervals overlap.\n\n";
+  out += repetition_policy_line(run) + ".\n\n";
+  if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
+  for (const RankingGroup& g : rec.groups) {
+    out += fmt::format("**{}**: {}\n\n| | cell | {} | 95 % interval | reps | MiB/worker | launch ms |\n|---|---|---:|---|---:|---:|---:|\n",
+                       group_title(g), g.verdict, g.unit);
+    for (const RankedCell& r : g.ranked) {
+      out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", r.tied_with_best ? "=" : "", r.cell, r.rate.mean,
+                         interval_text(r.rate), r.settled || !r.rate.bounded() ? "" : " (not settled)", r.rate.n,
+                         r.uss_mb > 0 ? fmt::format("{:.0f}", r.uss_mb) : "-",
+                         r.launch_ms > 0 ? fmt::format("{:.0f}", r.launch_ms) : "-");
+    }
+    out += "\n";
+  }
+  if (!rec.excluded.empty()) {
+    out += fmt::format("<details><summary>Not ranked: {}</summary>\n\n", exclusions_line(rec));
+    for (const Exclusion& e : rec.excluded) out += fmt::format("- {}: {}\n", e.cell, e.why);
+    out += "\n</details>\n\n";
+  }
+  return out;
+}
+
+}  // namespace sharebench

@@ -1,0 +1,161 @@
+// The recommendation and --repetitions auto: the 95 % interval, ranking with ties, what is left out
+// and why, the calibration pilot, the scheduler's order (a race: contenders first) and its budget,
+// and the results file's form of all of it; and the guard on scenario options named like a flag.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/plan/cell_flags.h"
+#include "harness/results/recommendation.h"
+#include "harness/results/results_json.h"
+#include "harness/runner/adaptive_repetitions.h"
+#include "harness/util/statistics.h"
+
+namespace sharebench {
+namespace {
+
+CellResult training_cell(const char* variant, StartMethod start, int procs, std::vector<double> rates,
+                         double wall_s = 1.0) {
+  CellResult c;
+  c.config.scenario = "hogwild";
+  c.config.variant = variant;
+  c.config.start = start;
+  c.config.procs = procs;
+  c.kind = ScenarioKind::kTraining;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    Repetition r;
+    r.index = static_cast<int>(i);
+    r.wall_s = wall_s;
+    r.checks = {{"liveness", Verdict::kPass, 0.0, ""}, {"convergence", Verdict::kPass, 1.0, ""}};  // NOLINT(check-id)
+    r.metrics = {{"steps_per_s", rates[i]}, {"run_s", 0.5}, {"worker_uss_mb_peak", 12}, {"launch_s_max", 0.02}};
+    r.verdict = overall_verdict(r.checks);
+    judge_against(c.expected, r);
+    c.repetitions.push_back(r);
+  }
+  return c;
+}
+
+TEST(MeanInterval, StudentTOnASmallSample) {
+  const MeanInterval m = mean_interval_95({10, 12, 14});
+  EXPECT_DOUBLE_EQ(m.mean, 12);
+  EXPECT_NEAR(m.hi - m.mean, 4.303 * 2 / std::sqrt(3.0), 1e-9);  // s = 2, t(2) = 4.303
+  EXPECT_NEAR(m.relative_half_width(), 4.969 / 12, 1e-3);
+  EXPECT_FALSE(mean_interval_95({5}).bounded());
+  EXPECT_TRUE(mean_interval_95({5}).overlaps(m));  // one value proves nothing against anything
+  EXPECT_FALSE(mean_interval_95({1, 1.1, 0.9}).overlaps(m));
+  EXPECT_NEAR(student_t_975(60), 2.0, 0.005);
+}
+
+TEST(Recommendation, RanksStatesTiesAsTiesAndSaysByHowMuch) {
+  RunResult run;
+  run.cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {90, 91, 89, 90}));
+  run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100, 101, 99, 100}));
+  Recommendation rec = recommend(run);
+  ASSERT_EQ(rec.groups.size(), 1u);
+  EXPECT_EQ(rec.groups[0].best(), std::vector<std::string>{"hogwild/lock-free@fork:2"});
+  EXPECT_EQ(rec.groups[0].verdict, "hogwild/lock-free@fork:2, 11 % ahead of hogwild/lock-free@spawn:2");
+
+  run.cells.push_back(training_cell("lock-free", StartMethod::kForkserver, 2, {99, 102, 97, 100}));
+  rec = recommend(run);
+  EXPECT_EQ(rec.groups[0].best().size(), 2u);
+  EXPECT_NE(rec.groups[0].verdict.find("not distinguishable at this budget"), std::string::npos) << rec.groups[0].verdict;
+  // a process count is a group of its own
+  run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 1, {60, 61, 59}));
+  EXPECT_EQ(recommend(run).groups.size(), 2u);
+}
+
+TEST(Recommendation, LeavesOutWhatCannotBeRankedAndSaysWhy) {
+  RunResult run;
+  CellResult lock = training_cell("x", StartMethod::kFork, 2, {1e6, 1e6, 1e6});
+  lock.kind = ScenarioKind::kLockOnly;
+  CellResult bug = training_cell("y", StartMethod::kFork, 2, {100, 100, 100});
+  bug.known_bug = true;
+  CellResult unknown = training_cell("z", StartMethod::kFork, 2, {100, 100, 100});
+  unknown.repetitions[1].checks[0].verdict = Verdict::kUnknown;
+  CellResult unconverged = training_cell("w", StartMethod::kFork, 2, {100, 100, 100});
+  for (Repetition& r : unconverged.repetitions) r.checks.pop_back();
+  for (const CellResult& c : {lock, bug, unknown, unconverged}) run.cells.push_back(c);
+  const Recommendation rec = recommend(run);
+  EXPECT_TRUE(rec.empty());
+  ASSERT_EQ(rec.excluded.size(), 4u);
+  EXPECT_EQ(rec.excluded[0].category, "not throughput");
+  EXPECT_EQ(rec.excluded[1].category, "planted bug");
+  EXPECT_EQ(rec.excluded[2].category, "check undecided");  // an unknown verdict is not a pass
+  EXPECT_EQ(rec.excluded[3].category, "no convergence verdict");
+}
+
+TEST(AutoRepetitions, ACalibrationPilotKeepsItsChecksButNotItsFigures) {
+  CellResult c = training_cell("lock-free", StartMethod::kFork, 2, {1e6, 100, 102, 98});
+  c.repetitions[0].calibration = true;
+  EXPECT_DOUBLE_EQ(throughput_interval(c).mean, 100);
+  EXPECT_EQ(throughput_interval(c).n, 3);
+
+  CellResult pilot = training_cell("lock-free", StartMethod::kFork, 2, {5000});
+  pilot.config.workload.steps = 1000;
+  pilot.repetitions[0].metrics["run_s"] = 0.05;
+  AutoRepetitions policy;
+  policy.min_timed_s = 0.3;
+  EXPECT_EQ(calibrated_steps(pilot, policy), std::optional<std::int64_t>(8000));  // ceil(0.3 / 0.05 * 1.2) = 8
+  pilot.repetitions[0].metrics["run_s"] = 0.4;
+  EXPECT_EQ(calibrated_steps(pilot, policy), std::nullopt);
+}
+
+TEST(AutoRepetitions, RacesTheContendersFirstAndStopsAtTheBudget) {
+  AutoRepetitions policy;
+  policy.budget_s = 100;
+  std::vector<CellResult> cells;
+  cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100, 110, 90}));    // leader, unsettled (±25 %)
+  cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {20, 21, 19}));    // far behind: settled? no, wide enough
+  cells.push_back(training_cell("lock-free", StartMethod::kForkserver, 2, {95}));       // one repetition only
+  // Fewer than two measured repetitions first, whatever else.
+  EXPECT_EQ(next_repetition(cells, policy, 0), std::optional<std::size_t>(2));
+  cells[2] = training_cell("lock-free", StartMethod::kForkserver, 2, {20.5, 21.5, 19.5, 20});
+  cells[1].repetitions[0].metrics["steps_per_s"] = 10;  // widen the far one: unsettled, but out of the race
+  // The leader (a contender) before the slow cell, though the slow cell's interval is wider relative to its mean.
+  EXPECT_EQ(next_repetition(cells, policy, 0), std::optional<std::size_t>(0));
+  // Nothing fits in the budget left: stop.
+  EXPECT_EQ(next_repetition(cells, policy, 99.5), std::nullopt);
+  // Settled cells get nothing more.
+  std::vector<CellResult> settled{training_cell("lock-free", StartMethod::kFork, 2, {100, 100.5, 99.5})};
+  EXPECT_TRUE(repetitions_settled(settled[0], policy));
+  EXPECT_EQ(next_repetition(settled, policy, 0), std::nullopt);
+  EXPECT_TRUE(unsettled_cells(settled, policy).empty());
+}
+
+TEST(AutoRepetitions, ThePolicyAndTheAnswerAreInTheResultsFile) {
+  RunResult run;
+  run.run_id = "r";
+  run.repetitions = RepetitionPolicy{true, 3, 0.05, 600, 0.3, true};
+  run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {1e6, 100, 101, 99}));
+  run.cells[0].repetitions[0].calibration = true;
+  const nlohmann::json j = results_to_json(run);
+  EXPECT_EQ(j.at("repetition_policy").at("budget_s"), 600);
+  EXPECT_EQ(j.at("recommendation").at("groups").at(0).at("best").at(0), "hogwild/lock-free@fork:2");
+  EXPECT_NEAR(j.at("recommendation").at("groups").at(0).at("ranked").at(0).at("mean").get<double>(), 100, 1e-9);
+  const RunResult back = results_from_json(j);
+  EXPECT_TRUE(back.repetitions.automatic);
+  EXPECT_TRUE(back.repetitions.budget_ran_out);
+  EXPECT_TRUE(back.cells[0].repetitions[0].calibration);
+  EXPECT_FALSE(back.cells[0].repetitions[1].calibration);
+}
+
+}  // namespace
+}  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// Not the recommendation's, but of the same wave: a scenario option that would shadow a flag.
+TEST(ScenarioOptions, AnOptionNamedLikeAHarnessFlagIsRefusedNamingTheScenario) {
+  try {
+    check_option_name("mine", "steps", cell_flags());
+    FAIL() << "--steps was taken";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("scenario mine declares an option --steps"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_option_name("mine", "out", {}), std::logic_error);  // a command's own flag
+  EXPECT_NO_THROW(check_option_name("mine", "increments-per-step", cell_flags()));
+}
+
+}  // namespace
+}  // namespace sharebench
