@@ -6,19 +6,12 @@
 # in results.json and opens the console and Markdown reports, with the deadlock cells named as not
 # ranked; and the reproduce line carries the raised steps.
 # usage: auto_repetitions_test.sh SHAREBENCH OUTDIR
-set -euo pipefail
-bin=$1
-out=$2
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+source "$(dirname "$0")/test_lib.sh" "$@"
 
-refused() {  # refused WORDS MESSAGE ARGS...: exit 2 with the message on stderr
+refused() {  # refused WORDS ARGS...: `run ARGS` exits 2 with WORDS on stderr
   local words=$1; shift
-  set +e
   "$bin" run "$@" --format none --out "$out/refused" 2>"$out/refused.err" >/dev/null
   local rc=$?
-  set -e
   [ "$rc" = 2 ] || fail "run $* exited $rc, not 2"
   grep -q -- "$words" "$out/refused.err" || fail "run $*: stderr lacks '$words': $(cat "$out/refused.err")"
 }
@@ -28,7 +21,7 @@ refused "--budget must be a duration" --scenario hogwild --repetitions auto --bu
 refused "--interval must be a number" --scenario hogwild --repetitions auto --interval 0
 refused "--repetitions must be" --scenario hogwild --repetitions sometimes
 
-budget=30
+budget=20
 start=$(date +%s)
 "$bin" run --scenario hogwild,deadlock/same-order --start fork --procs 1,2 --steps 40 --repetitions auto --budget ${budget}s \
   --out "$out/run" --format console,md --color never >"$out/console.txt" 2>"$out/stderr.txt" || fail "the auto run exited $?"
@@ -46,7 +39,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 problems = []
 policy = run["repetition_policy"]
-if not policy["automatic"] or policy["budget_s"] != 30:
+if not policy["automatic"] or policy["budget_s"] != 20:
     problems.append(f"repetition_policy is {policy}")
 rec = run["recommendation"]
 groups = {(g["kind"], g["procs"]) for g in rec["groups"]}

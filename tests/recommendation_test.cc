@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harness/plan/cell_flags.h"
+#include "harness/plan/matrix.h"
 #include "harness/results/recommendation.h"
 #include "harness/results/results_json.h"
 #include "harness/runner/adaptive_repetitions.h"
@@ -97,6 +98,16 @@ TEST(AutoRepetitions, ACalibrationPilotKeepsItsChecksButNotItsFigures) {
   policy.min_timed_s = 0.3;
   EXPECT_EQ(calibrated_steps(pilot, policy), std::optional<std::int64_t>(8000));  // ceil(0.3 / 0.05 * 1.2) = 8
   pilot.repetitions[0].metrics["run_s"] = 0.4;
+  EXPECT_EQ(calibrated_steps(pilot, policy), std::nullopt);
+  // Judged at the steady rate when the figures say it: 1000 steps at 20000 steps/s take 0.05 s.
+  pilot.repetitions[0].metrics = {{"run_s", 0.1}, {"steps_total", 1000}, {"steps_per_s", 20000}};
+  EXPECT_EQ(calibrated_steps(pilot, policy), std::optional<std::int64_t>(8000));
+  // A later repetition that still timed too little raises them again; at the limit, no more.
+  pilot.repetitions.push_back(pilot.repetitions[0]);
+  pilot.config.workload.steps = 8000;
+  pilot.repetitions[1].metrics = {{"run_s", 0.15}};
+  EXPECT_EQ(calibrated_steps(pilot, policy), std::optional<std::int64_t>(24000));  // ceil(0.3 / 0.15 * 1.2) = 3
+  pilot.config.workload.steps = kMaxSteps;
   EXPECT_EQ(calibrated_steps(pilot, policy), std::nullopt);
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -40,15 +41,21 @@ bool repetitions_settled(const CellResult& cell, const AutoRepetitions& policy) 
 }
 
 std::optional<std::int64_t> calibrated_steps(const CellResult& cell, const AutoRepetitions& policy) {
-  if (cell.repetitions.size() != 1 || ranking_exclusion(cell)) return std::nullopt;
-  const auto it = cell.repetitions.front().metrics.find("run_s");
-  if (it == cell.repetitions.front().metrics.end() || !(it->second > 0)) return std::nullopt;
-  const double timed = it->second;
-  if (timed >= policy.min_timed_s) return std::nullopt;
-  // A fifth more than the pilot says, for the steps that do not scale (launch, the first touches).
+  if (cell.repetitions.empty() || ranking_exclusion(cell)) return std::nullopt;
+  const std::map<std::string, double>& m = cell.repetitions.back().metrics;
+  const auto run_s = m.find("run_s"), total = m.find("steps_total"), rate = m.find("steps_per_s");
+  if (run_s == m.end() || !(run_s->second > 0)) return std::nullopt;
+  if (run_s->second >= policy.min_timed_s) return std::nullopt;
+  // What the pilot's steps take at its steady rate: a short pilot's timed region is mostly its
+  // start (the barrier's release, first touches), which longer repetitions do not repeat.
+  double timed = run_s->second;
+  if (total != m.end() && rate != m.end() && rate->second > 0) timed = std::min(timed, total->second / rate->second);
+  // A fifth more than that says, for what does not scale.
   const double factor = std::min(50.0, std::ceil(policy.min_timed_s / timed * 1.2));
   const std::int64_t steps = cell.config.workload.steps;
-  return std::min<std::int64_t>(kMaxSteps, static_cast<std::int64_t>(static_cast<double>(steps) * factor));
+  const std::int64_t raised = std::min<std::int64_t>(kMaxSteps, static_cast<std::int64_t>(static_cast<double>(steps) * factor));
+  if (raised <= steps) return std::nullopt;  // at the limit already: measure what it gives
+  return raised;
 }
 
 std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells, const AutoRepetitions& policy,

@@ -2,6 +2,9 @@
 // runs once first (its pilot). A cell that can be ranked (harness/results/recommendation.h) and
 // timed less than `min_timed_s` of work has its steps raised so that each later repetition times
 // at least that much; the pilot then keeps its checks but not its figures (Repetition::calibration).
+// A tiny pilot can misjudge (its workers barely overlap), so any later repetition that still timed
+// too little raises the steps again the same way, until one times enough or the steps reach
+// kMaxSteps.
 // After the pilots, the scheduler hands out one repetition at a time to the ranked cell that needs
 // it most, until every ranked cell's 95 % interval is within `target` of its mean, or the next
 // repetition would not fit in the budget: first every cell to two measured repetitions, then the
@@ -32,7 +35,8 @@ struct AutoRepetitions {
 bool repetitions_settled(const CellResult& cell, const AutoRepetitions& policy);
 
 // The steps a cell's later repetitions should run so that one times at least min_timed_s, judged
-// from its pilot; nullopt when the pilot timed enough already, or the cell is not ranked.
+// from its last repetition; nullopt when that timed enough already, the cell is not ranked, or its
+// steps cannot be raised further.
 std::optional<std::int64_t> calibrated_steps(const CellResult& cell, const AutoRepetitions& policy);
 
 // The cell that should run next, or nullopt when every ranked cell settled or no repetition of an

@@ -35,8 +35,9 @@ std::string utc_now(const char* format) {
   return buf;
 }
 
-// The pilot of a ranked cell that timed too little work: its steps are raised for the repetitions
-// to come, and its own figures stop counting (adaptive_repetitions.h).
+// A repetition of a ranked cell that timed too little work (the pilot, or one after a pilot that
+// misjudged): its steps are raised for the repetitions to come, and its own figures stop counting
+// (adaptive_repetitions.h).
 void calibrate(CellResult& cell, PlannedCell& planned, const AutoRepetitions& policy, const std::string& binary) {
   const std::optional<std::int64_t> steps = calibrated_steps(cell, policy);
   if (!steps) return;
@@ -47,7 +48,7 @@ void calibrate(CellResult& cell, PlannedCell& planned, const AutoRepetitions& po
 }
 
 // --repetitions auto after every pilot: one repetition at a time to the cell that needs it most.
-void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRepetitions& policy,
+void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRepetitions& policy, const std::string& binary,
                   const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
                   const std::function<void()>& save) {
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
@@ -60,6 +61,7 @@ void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRep
     line.cell(run.cells.size(), fmt::format("{} rep {} (auto: {} not settled, {:.0f} s of budget left)", cell.config.id(),
                                             cell.repetitions.size() + 1, unsettled, policy.budget_s - elapsed()));
     cell.repetitions.push_back(run_repetition(plans[*next], static_cast<int>(cell.repetitions.size()), sink));
+    calibrate(cell, plans[*next], policy, binary);
     ++extra;
     save();
   }
@@ -128,7 +130,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   }
   if (policy.enabled) {
     plans.resize(run.cells.size());
-    settle_cells(plans, run, policy, started, line, options.progress ? sink : ProgressSink{}, save);
+    settle_cells(plans, run, policy, binary, started, line, options.progress ? sink : ProgressSink{}, save);
   }
   line.clear();
 
