@@ -2,8 +2,8 @@
 // runs once first (its pilot). A cell that can be ranked (harness/results/recommendation.h) and
 // timed less than `min_timed_s` of work has its steps raised so that each later repetition times
 // at least that much; the pilot then keeps its checks but not its figures (Repetition::calibration).
-// A tiny pilot can misjudge (its workers barely overlap), so any later repetition that still timed
-// too little raises the steps again the same way, until one times enough or the steps reach
+// A tiny pilot can misjudge (its workers barely overlap), so a later repetition that timed well
+// short of it (under two thirds) raises the steps again the same way, until the steps reach
 // kMaxSteps.
 // After the pilots, the scheduler hands out one repetition at a time to the ranked cell that needs
 // it most, until every ranked cell's 95 % interval is within `target` of its mean, or the next
