@@ -65,6 +65,7 @@ std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);
 std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_merge_command(CLI::App& app);
+std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv);
 // `program`: the words after exec's `--`, which CLI11 never sees (run_cli splits them off).
 std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std::vector<std::string> program);
 

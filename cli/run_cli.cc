@@ -36,6 +36,9 @@ std::string exit_codes_text(const std::string& command) {
     ok = "0 every cell as expected, 1 a cell went against its expectation (the report says which and why)";
   } else if (command == "compare") {
     ok = "0 no regression, 1 a regression (throughput, lock wait or correctness), 4 something inconclusive under --strict";
+  } else if (command == "peers") {
+    ok = "0 every round measured (and, with --baseline, no ratio fell beyond its tolerance), 1 a side failed or a ratio "
+         "fell";
   } else {
     ok = "0 done";
   }
@@ -140,6 +143,7 @@ int run_cli(int argc, char** argv) {
   auto repro = sharebench::cli::add_repro_command(app);
   auto soak = sharebench::cli::add_soak_command(app, argc, argv);
   auto merge = sharebench::cli::add_merge_command(app);
+  auto peers = sharebench::cli::add_peers_command(app, argc, argv);
   // `exec [options] -- COMMAND [ARGS...]`: the program's words are set aside, so no option of its
   // own is taken for one of exec's (or the app's).
   std::vector<std::string> program;
@@ -173,7 +177,7 @@ int run_cli(int argc, char** argv) {
       for (const CLI::App* sub : app.get_subcommands({})) known |= sub->get_name() == argv[1];
       if (!known) {
         return sharebench::cli::usage_error(fmt::format(
-            "unknown command '{}' (run, exec, list, report, compare, merge, repro, soak; see --help)", argv[1]));
+            "unknown command '{}' (run, exec, list, report, compare, merge, repro, soak, peers; see --help)", argv[1]));
       }
     }
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
@@ -183,7 +187,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    return sharebench::cli::usage_error("a command is required: run, exec, list, report, compare, merge, repro or soak (see --help)");
+    return sharebench::cli::usage_error("a command is required: run, exec, list, report, compare, merge, repro, soak or peers (see --help)");
   }
   try {
     for (CLI::App* sub : app.get_subcommands()) {
@@ -195,6 +199,7 @@ int run_cli(int argc, char** argv) {
       if (sub->get_name() == "soak") return soak();
       if (sub->get_name() == "merge") return merge();
       if (sub->get_name() == "exec") return exec();
+      if (sub->get_name() == "peers") return peers();
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());
