@@ -84,6 +84,24 @@ TEST(Cli, RunWritesEveryCellWithFiguresAndVerdicts) {
   }
 }
 
+// A worker at one intra-op thread runs one thread. It ran two when the worker's own
+// openblas_set_num_threads(1) restarted OpenBLAS's pool after fork: that pool's thread spun in
+// sched_yield for about 0.1 s of every cell, beside the workers (docs/performance.md).
+TEST(Cli, AWorkerAtOneThreadRunsOneThread) {
+  const std::string out = temp_dir("threads");
+  const Result r = run(fmt::format(
+      "run --scenario inference/read-only,hogwild/lock-free --start fork,spawn,forkserver --procs 2 --steps 50 --out {}",
+      out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = load(out + "/results.json");
+  ASSERT_EQ(j.at("cells").size(), 6u);
+  for (const auto& c : j.at("cells")) {
+    const auto& metrics = c.at("repetitions").at(0).at("metrics");
+    ASSERT_TRUE(metrics.contains("worker_threads_max")) << c.at("id");
+    EXPECT_EQ(metrics.at("worker_threads_max").get<double>(), 1) << c.at("id");
+  }
+}
+
 TEST(Cli, LocalLockIsCaughtInEachOfTenRunsAndExitsZero) {
   const std::string out = temp_dir("local");
   const Result r = run(fmt::format(

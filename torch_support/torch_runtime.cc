@@ -29,6 +29,9 @@ namespace {
 // about to fork. A no-op for any other BLAS.
 void set_blas_threads(std::int64_t threads) {
   using SetThreads = void (*)(int);
+  using GetThreads = int (*)();
+  auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (get && get() == threads) return;
   if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
     set(static_cast<int>(threads));
   }

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -32,6 +33,19 @@ class SpawnLauncher : public Launcher {
     const std::string exe = self_executable();
     const std::string cell_json = cell.to_json();
     const std::string fd_arg = std::to_string(arena.fd());
+    // OpenBLAS reads its thread count once, as it loads, and otherwise starts a pool of a thread per
+    // core whose first tenth of a second is a spin beside the workers (docs/performance.md): a
+    // spawned worker is told the worker's count up front, unless the user chose one.
+    std::vector<std::string> env_text;
+    bool blas_threads_given = false;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+      blas_threads_given |= std::string_view(*e).rfind("OPENBLAS_NUM_THREADS=", 0) == 0;
+      env_text.emplace_back(*e);
+    }
+    if (!blas_threads_given) env_text.push_back("OPENBLAS_NUM_THREADS=" + std::to_string(cell.workload.threads_per_worker));
+    std::vector<char*> envp;
+    for (std::string& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
     for (int rank = 0; rank < cell.procs; ++rank) {
       const std::string rank_arg = std::to_string(rank);
       // Built before fork: the child only calls async-signal-safe functions until exec.
@@ -40,7 +54,7 @@ class SpawnLauncher : public Launcher {
                               const_cast<char*>(cell_json.c_str()), nullptr};
       group->fork_child({rank}, "fork (spawn)", [&]() -> int {
         ::fcntl(arena.fd(), F_SETFD, 0);  // this copy of the fd survives exec
-        ::execv(exe.c_str(), argv.data());
+        ::execve(exe.c_str(), argv.data(), envp.data());
         static const char msg[] = "sharebench: exec of worker failed\n";
         [[maybe_unused]] auto ignored = ::write(2, msg, sizeof msg - 1);
         ::_exit(kWorkerExitExecFailed);  // not through stdio: nothing of the runner's to flush twice

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -26,6 +27,17 @@
 #include "harness/scenario/scenario.h"
 
 namespace sharebench {
+
+namespace {
+// The calling process's threads (/proc/self/task): a worker at one intra-op thread should run one,
+// and a BLAS or OpenMP pool it started shows here (docs/performance.md: a spinning OpenBLAS thread).
+std::int32_t count_own_threads() {
+  std::error_code ec;
+  std::int32_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return n;
+}
+}  // namespace
 
 namespace {
 WorkerInitHook g_init_hook = nullptr;
@@ -136,6 +148,7 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       // The exact end of the memory check's window: the watchdog's last sample may be older.
       if (own_process) {
         if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+        slot.threads_at_end.store(count_own_threads());
       }
       // Its work is done; a worker that hangs from here on (a destructor that never returns) is
       // reported as "done, exiting".

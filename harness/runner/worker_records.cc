@@ -53,6 +53,9 @@ void record_memory(const Supervision& sup, const HarnessBlock& block, Repetition
     shared = std::max(shared, t.peak.shared_mb);
     rep.series.push_back(Series{"uss-mb", w.rank, t.uss_series});
   }
+  std::int32_t threads = 0;
+  for (int r = 0; r < block.procs; ++r) threads = std::max(threads, block.slots[r].threads_at_end.load());
+  if (threads > 0) rep.metrics["worker_threads_max"] = threads;
   if (uss > 0) {
     rep.metrics["worker_uss_mb_peak"] = uss;
     rep.metrics["worker_rss_mb_peak"] = rss;
