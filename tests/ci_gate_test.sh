@@ -22,6 +22,13 @@ done
 "$src/ci/gate" --binary "$bin" --baseline "$out/first/results.json" --out "$out/broken" -- "${cell[@]}" --lr 99 \
   >"$out/broken.log" 2>&1 && fail "a broken candidate must fail the gate"
 
+# The ratio check's bad input: one line, exit 2, nothing run (the check itself: peer_gate_test.sh).
+"$src/ci/gate" --binary "$bin" --peers-only --out "$out/peers-only" >"$out/peers-only.log" 2>&1
+[ $? = 2 ] || fail "--peers-only without --peers must exit 2"
+"$src/ci/gate" --binary "$bin" --peers "$out/nonexistent.json" --out "$out/peers-missing" >"$out/peers-missing.log" 2>&1
+[ $? = 2 ] || fail "--peers naming no file must exit 2"
+grep -q "no peers baseline" "$out/peers-missing.log" || fail "--peers naming no file: $(cat "$out/peers-missing.log")"
+
 # The workflow's way: shards run apart, then ci/gate --merge joins, reports and compares them.
 for k in 1 2; do
   "$bin" run "${cell[@]}" --start fork,spawn --shard "$k/2" --out "$out/shard$k" --format none >/dev/null 2>&1 || fail "shard $k/2"

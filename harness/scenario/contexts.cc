@@ -71,6 +71,10 @@ void WorkerContext::beat(std::int64_t steps_done) {
   chaos_point(ChaosSite::kBeat);
   // --step-delay-us slows every scenario alike: after each unit of progress, not inside it.
   if (cell_.workload.step_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(cell_.workload.step_delay_us));
+#ifdef SHAREBENCH_PLANTED_STEP_SLEEP_US
+  // A build slowed on purpose (CMake SHAREBENCH_PLANTED_STEP_SLEEP_US): the gate's test must catch it.
+  std::this_thread::sleep_for(std::chrono::microseconds(SHAREBENCH_PLANTED_STEP_SLEEP_US));
+#endif
 }
 
 bool WorkerContext::peer_failed() const {
