@@ -174,7 +174,7 @@ void A3cScenario::check(CheckContext& ctx) {
   // A worker killed by a fault may die between the counter and the count: only a run whose
   // workers all finished holds the counter to every step.
   const bool exact = ctx.all_completed();
-  judge_training_section(ctx, state.section, locked_, steps, run_s);  // lock-free: figures, no verdict
+  judge_training_section(ctx, state.section, locked_, steps, run_s, &state.mutex);  // lock-free: figures, no verdict
   const auto shared = make_model(w);
   bind_parameters(arena, shared->parameters(), kParamsPrefix);
   const auto params = shared->parameters();

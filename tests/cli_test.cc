@@ -102,6 +102,36 @@ TEST(Cli, AWorkerAtOneThreadRunsOneThread) {
   }
 }
 
+// Each lock check says how often it was put to the test: at one process never (and says what to
+// raise), at two the workers contend for the lock at least once in three repetitions.
+TEST(Cli, LockChecksCarryTheirExposure) {
+  const std::string out = temp_dir("exposure");
+  const Result r = run(fmt::format(
+      "run --scenario locked/whole-step --start fork --procs 1,2 --steps 300 --repetitions 3 --out {}", out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = load(out + "/results.json");
+  ASSERT_EQ(j.at("cells").size(), 2u);
+  for (const auto& c : j.at("cells")) {
+    double most = 0;
+    for (const auto& rep : c.at("repetitions")) {
+      for (const auto& check : rep.at("checks")) {
+        if (check.at("name") != "mutual-exclusion" && check.at("name") != "lost-updates") continue;
+        ASSERT_TRUE(check.contains("exposure")) << check.dump();
+        const double count = check.at("exposure").at("count").get<double>();
+        most = std::max(most, count);
+        const std::string message = check.at("message");
+        if (c.at("config").at("procs") == 1) {
+          EXPECT_EQ(count, 0) << check.dump();
+          EXPECT_NE(message.find("not exercised"), std::string::npos) << message;
+        } else if (count > 0) {
+          EXPECT_NE(message.find("exercised: "), std::string::npos) << message;
+        }
+      }
+    }
+    if (c.at("config").at("procs") == 2) EXPECT_GT(most, 0) << c.at("id");
+  }
+}
+
 TEST(Cli, LocalLockIsCaughtInEachOfTenRunsAndExitsZero) {
   const std::string out = temp_dir("local");
   const Result r = run(fmt::format(

@@ -45,6 +45,35 @@ TEST(Expectation, PlantedBugMustBeCaught) {
   EXPECT_FALSE(extra.as_expected);
 }
 
+TEST(Exposure, SaysHowOftenACheckWasPutToTheTestAndWhatToRaiseWhenNever) {
+  EXPECT_EQ(exposure_text(Exposure{1204, "acquisitions found the lock held"}, "more --procs"),
+            "exercised: 1 204 acquisitions found the lock held");
+  EXPECT_EQ(exposure_text(Exposure{0, "acquisitions found the lock held"}, "more --procs"),
+            "not exercised: no acquisitions found the lock held (more --procs to put it to the test)");
+}
+
+TEST(ResultsJson, ACheckKeepsItsExposureAndOneWithoutHasNone) {
+  RunResult run;
+  run.run_id = "r1";
+  run.status = "complete";
+  CellResult cell;
+  cell.config.scenario = "locked";
+  cell.config.variant = "whole-step";
+  Repetition rep = with_checks({{"mutual-exclusion", Verdict::kPass, 0.0, "m", Exposure{6, "acquisitions found the lock held"}},
+                                {"convergence", Verdict::kPass, 1.0, "m"}});
+  cell.repetitions.push_back(rep);
+  run.cells.push_back(cell);
+  const auto j = results_to_json(run);
+  const auto& checks = j.at("cells").at(0).at("repetitions").at(0).at("checks");
+  EXPECT_EQ(checks.at(0).at("exposure").at("count"), 6);
+  EXPECT_FALSE(checks.at(1).contains("exposure"));
+  const RunResult back = results_from_json(j);
+  const auto& back_checks = back.cells.at(0).repetitions.at(0).checks;
+  ASSERT_TRUE(back_checks.at(0).exposure.has_value());
+  EXPECT_EQ(back_checks.at(0).exposure->what, "acquisitions found the lock held");
+  EXPECT_FALSE(back_checks.at(1).exposure.has_value());
+}
+
 TEST(ResultsJson, RoundTripsAndRejectsForeignFiles) {
   RunResult run;
   run.run_id = "r1";

@@ -17,13 +17,16 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/results/check_ids.h"
+#include "harness/results/results.h"
 
 namespace sharebench {
 
 class CheckContext;
+class ProcessMutex;
 
 // Lives in the arena: ctx.arena().create<SectionMonitor>("my.section") in setup(), lookup in work()
 // and check(). Trivially laid out, no pointers: valid at any address in every process.
@@ -57,17 +60,24 @@ class GuardedSection {
 };
 
 // `mutual-exclusion`: fails when any section began while another worker was inside.
+// With `exposure` (how often the lock was contended: contention_of below), a pass says how often
+// exclusion was put to the test, and that it never was when nobody contended.
 void check_mutual_exclusion(CheckContext& ctx, const SectionMonitor& monitor,
-                            const std::string& name = checks::kMutualExclusion);
+                            const std::string& name = checks::kMutualExclusion,
+                            const std::optional<Exposure>& exposure = std::nullopt);
 // `lost-updates`: fails when the canary lost updates; unknown when a worker did not finish (its
 // last section is indeterminate, as a killed client's last write is in Jepsen's counter).
-void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name = checks::kLostUpdates);
+void check_lost_updates(CheckContext& ctx, const SectionMonitor& monitor, const std::string& name = checks::kLostUpdates,
+                        const std::optional<Exposure>& exposure = std::nullopt);
+// The lock's acquisitions that found it held by another worker, as an exposure.
+Exposure contention_of(const ProcessMutex& lock);
 
 // A training strategy's section, whichever way it is guarded. Under a lock: both checks above, and
 // the workers' summed `lock_wait_s` as the metrics lock_wait_s and lock_wait_frac (over `run_s`,
 // the workers' summed run time). With no lock (Hogwild), overlaps lose updates by design: the
 // figures lost_updates, lost_update_rate (over `steps`) and overlapping_sections, no verdict.
+// `lock`: the lock guarding the section, whose contention is both checks' exposure.
 void judge_training_section(CheckContext& ctx, const SectionMonitor& monitor, bool locked, std::int64_t steps,
-                            double run_s);
+                            double run_s, const ProcessMutex* lock = nullptr);
 
 }  // namespace sharebench

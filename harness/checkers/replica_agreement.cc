@@ -87,11 +87,19 @@ void check_replicas_agree(CheckContext& ctx, const ReplicaLog& log, const std::s
       }
     }
   }
-  ctx.check(name, disagreeing == 0 ? Verdict::kPass : Verdict::kFail, static_cast<double>(disagreeing),
-            disagreeing == 0
-                ? fmt::format("all {} replicas were bit-identical after each of {} rounds", log.procs(), rounds)
-                : fmt::format("replicas disagreed after {} of {} rounds, first after round {} (rank {} against rank 0)",
-                              disagreeing, rounds, first, first_rank));
+  // Exposed only where there is another replica to disagree with.
+  const Exposure exposure{log.procs() >= 2 ? static_cast<double>(rounds) : 0,
+                          "averaging rounds compared across two or more replicas"};
+  if (disagreeing == 0) {
+    ctx.check(name, Verdict::kPass, 0,
+              fmt::format("all {} replicas were bit-identical after each of {} rounds", log.procs(), rounds), exposure,
+              "more --procs or --steps");
+    return;
+  }
+  ctx.check(name, Verdict::kFail, static_cast<double>(disagreeing),
+            fmt::format("replicas disagreed after {} of {} rounds, first after round {} (rank {} against rank 0)",
+                        disagreeing, rounds, first, first_rank));
+  ctx.repetition().checks.back().exposure = exposure;
 }
 
 }  // namespace sharebench

@@ -24,18 +24,23 @@ class LockOrderDetector final : public Detector {
         locks.untracked() > 0
             ? fmt::format(" ({} more locks beyond {} were not tracked)", locks.untracked(), LockRegistry::kMaxLocks)
             : "";
+    // Exposure: the distinct pairs (held → taken) seen; with none, there was no order to break.
+    const Exposure exposure{static_cast<double>(locks.nested_pairs()), "distinct nested acquisition pairs (a lock taken while holding another)"};
     const std::vector<int> cycle = locks.find_cycle();
     if (!cycle.empty()) {
       rep.checks.push_back(Check{id(), Verdict::kFail, static_cast<double>(cycle.size()),
                                  fmt::format("lock-order inversion: {}: a deadlock waiting to happen{}",
-                                             locks.describe_cycle(cycle), untracked)});
+                                             locks.describe_cycle(cycle), untracked),
+                                 exposure});
       return;
     }
     rep.checks.push_back(Check{
         id(), Verdict::kPass, 0.0,
         locks.any_nesting()
-            ? fmt::format("every nested acquisition of the {} lock(s) followed one global order{}", mutexes, untracked)
-            : fmt::format("no lock was taken while holding another ({} lock(s)){}", mutexes, untracked)});
+            ? fmt::format("every nested acquisition of the {} lock(s) followed one global order{}; {}", mutexes,
+                          untracked, exposure_text(exposure, "more --steps"))
+            : fmt::format("no lock was taken while holding another ({} lock(s)){}", mutexes, untracked),
+        exposure});
   }
 };
 

@@ -14,10 +14,13 @@ namespace {
 struct WorstGrowth {
   double mb = 0, from = 0, to = 0;
   int rank = -1, measured = 0;
+  double samples = 0;  // taken while workers ran, over every worker: the check's exposure
 };
 
 WorstGrowth worst_growth(const Supervision& sup, const HarnessBlock& block) {
   WorstGrowth worst;
+  double samples = 0;
+  for (const auto& [rank, track] : sup.memory) samples += static_cast<double>(track.while_running.size());
   for (const auto& [rank, track] : sup.memory) {
     double a = 0, b = 0;
     // The later of the worker's own readings: as work() returned, and its last while it worked.
@@ -28,6 +31,7 @@ WorstGrowth worst_growth(const Supervision& sup, const HarnessBlock& block) {
     ++worst.measured;
     if (worst.rank < 0 || *growth > worst.mb) worst = WorstGrowth{*growth, a, b, rank, worst.measured};
   }
+  worst.samples = samples;
   return worst;
 }
 
@@ -55,15 +59,18 @@ class MemoryDetector final : public Detector {
         "rank {}'s private memory (USS) went from {:.1f} MiB a quarter of the way through its work to {:.1f} MiB "
         "at the end",
         worst.rank, worst.from, worst.to);
+    const Exposure exposure{worst.samples, "memory samples taken while workers ran"};
     if (worst.mb > bound) {
       rep.checks.push_back(Check{id(), Verdict::kFail, worst.mb,
                                  fmt::format("{}: it kept growing, {:.1f} MiB, past the bound of {}", detail,
-                                             worst.mb, bound_text)});
+                                             worst.mb, bound_text),
+                                 exposure});
       return;
     }
     rep.checks.push_back(Check{id(), Verdict::kPass, worst.mb,
-                               fmt::format("{} ({} worker(s) sampled; the most any grew, within {})", detail,
-                                           worst.measured, bound_text)});
+                               fmt::format("{} ({} worker(s) sampled; the most any grew, within {}); {}", detail,
+                                           worst.measured, bound_text, exposure_text(exposure, "more --steps")),
+                               exposure});
   }
 };
 

@@ -52,6 +52,13 @@ bool check_as_expected(const Expectation& e, const Check& c) {
   return c.verdict == Verdict::kPass || listed(e.may_fail, c.name);
 }
 
+std::string exposure_text(const Exposure& e, const std::string& to_raise) {
+  if (e.count <= 0) return fmt::format("not exercised: no {} ({} to put it to the test)", e.what, to_raise);
+  std::string digits = fmt::format("{:.0f}", e.count);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), " ");
+  return fmt::format("exercised: {} {}", digits, e.what);
+}
+
 void judge_against(const Expectation& e, Repetition& rep) {
   if (rep.status == RunStatus::kSkipped) {
     rep.as_expected = true;

@@ -35,11 +35,28 @@ enum class Verdict { kPass, kFail, kUnknown };
 std::string to_string(Verdict v);
 std::optional<Verdict> parse_verdict(const std::string& s);
 
+// How often the situation a check guards against actually arose in the repetition (what
+// Antithesis calls a "sometimes" property; PCT's papers, the bug depth a run reached): lock
+// acquisitions that found the lock held, memory samples taken while workers ran, averaging rounds
+// with two or more replicas, nested acquisitions. A pass beside a count of 0 held vacuously.
+struct Exposure {
+  double count = 0;
+  std::string what;  // plural, what was counted: "acquisitions found the lock held"
+};
+// "exercised: 1 204 acquisitions found the lock held", or "not exercised: no …: raise …".
+std::string exposure_text(const Exposure& e, const std::string& to_raise);
+
 struct Check {
+  Check() = default;
+  Check(std::string name_, Verdict verdict_, std::optional<double> value_, std::string message_,
+        std::optional<Exposure> exposure_ = std::nullopt)
+      : name(std::move(name_)), verdict(verdict_), value(value_), message(std::move(message_)),
+        exposure(std::move(exposure_)) {}
   std::string name;      // "mutual-exclusion", "lost-updates", "convergence", …
   Verdict verdict = Verdict::kUnknown;
   std::optional<double> value;  // the figure the verdict rests on (lost updates, loss ratio, …)
   std::string message;   // one sentence a person can act on
+  std::optional<Exposure> exposure;  // where the check counts how often it was put to the test
 };
 
 struct SeriesPoint {

@@ -40,6 +40,7 @@ void from_json(const json& j, RunStatus& s) { s = word_to_enum<RunStatus>(j, &pa
 void to_json(json& j, const Check& c) {
   j = json{{"name", c.name}, {"verdict", c.verdict}, {"value", c.value ? number_or_null(*c.value) : json(nullptr)},
            {"message", c.message}};
+  if (c.exposure) j["exposure"] = json{{"count", c.exposure->count}, {"what", c.exposure->what}};
 }
 void from_json(const json& j, Check& c) {
   c.name = j.at("name").get<std::string>();
@@ -47,6 +48,10 @@ void from_json(const json& j, Check& c) {
   c.value.reset();
   if (j.contains("value") && j.at("value").is_number()) c.value = j.at("value").get<double>();
   c.message = j.at("message").get<std::string>();
+  c.exposure.reset();
+  if (j.contains("exposure") && j.at("exposure").is_object()) {
+    c.exposure = Exposure{j.at("exposure").at("count").get<double>(), j.at("exposure").at("what").get<std::string>()};
+  }
 }
 
 void to_json(json& j, const SeriesPoint& p) {

@@ -157,6 +157,12 @@ void CheckContext::check(std::string name, Verdict verdict, std::optional<double
   rep_.checks.push_back(Check{std::move(name), verdict, value, std::move(message)});
 }
 
+void CheckContext::check(std::string name, Verdict verdict, std::optional<double> value, std::string message,
+                         const Exposure& exposure, const std::string& to_raise) {
+  message += "; " + exposure_text(exposure, to_raise);
+  rep_.checks.push_back(Check{std::move(name), verdict, value, std::move(message), exposure});
+}
+
 void CheckContext::metric(std::string name, double value) { rep_.metrics[std::move(name)] = value; }
 
 void CheckContext::series(Series s) { rep_.series.push_back(std::move(s)); }

@@ -114,6 +114,10 @@ class CheckContext {
   double sum_metric(std::string_view name) const;
 
   void check(std::string name, Verdict verdict, std::optional<double> value, std::string message);
+  // The same, with how often the situation the check guards against arose (results.h: Exposure),
+  // said after the message, with what to raise (`--steps or --procs`) when it never did.
+  void check(std::string name, Verdict verdict, std::optional<double> value, std::string message,
+             const Exposure& exposure, const std::string& to_raise);
   void metric(std::string name, double value);
   void series(Series s);
   // Each worker's recorded points (WorkerContext::record_point) as a series `name`, one per rank;

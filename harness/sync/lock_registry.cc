@@ -64,6 +64,12 @@ void LockRegistry::record_attempt(std::uint64_t held, int acquired, int rank) {
   }
 }
 
+int LockRegistry::nested_pairs() const {
+  int pairs = 0;
+  for (int from = 0; from < count(); ++from) pairs += __builtin_popcountll(edges_[from].load(std::memory_order_relaxed));
+  return pairs;
+}
+
 std::string LockRegistry::name(int id) const {
   return id >= 0 && id < count() ? std::string(entries_[id].name) : fmt::format("lock#{}", id);
 }

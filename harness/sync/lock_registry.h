@@ -55,6 +55,8 @@ class LockRegistry {
   const void* object(int id) const { return reinterpret_cast<const char*>(this) + entries_[id].offset; }
   std::string name(int id) const;
   bool any_nesting() const;
+  // The distinct pairs (held → taken) recorded: how often the lock order was put to the test.
+  int nested_pairs() const;
 
   // The registered objects that no longer carry their id: constructed again over the registered one
   // after setup() (a worker "initialising" the shared lock as it starts). Such a lock lost its

@@ -110,6 +110,7 @@ LockResult ProcessMutex::lock(int rank) {
   }
   const std::uint64_t bit = std::uint64_t{1} << rank;
   waiters_.fetch_or(bit, std::memory_order_acq_rel);
+  const bool held_by_another = owner_rank_.load(std::memory_order_acquire) != kNoOwner;
   const std::int64_t t0 = monotonic_ns();
   const int rc = pthread_mutex_lock(&mutex_);
   result.waited_ns = monotonic_ns() - t0;
@@ -118,6 +119,7 @@ LockResult ProcessMutex::lock(int rank) {
     throw std::system_error(rc, std::generic_category(), fmt::format("lock(ProcessMutex {})", id_));
   }
   result.recovered_owner_death = rc == EOWNERDEAD;
+  if (held_by_another) contended_.fetch_add(1, std::memory_order_relaxed);
   mark_acquired(rank, result.recovered_owner_death);
   chaos_point(ChaosSite::kHoldingLock);  // --chaos: widen the critical section now and then
   return result;

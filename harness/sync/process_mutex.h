@@ -52,6 +52,9 @@ class ProcessMutex {
   std::uint64_t waiting_ranks() const { return waiters_.load(std::memory_order_acquire); }
   std::uint64_t acquisitions() const { return acquisitions_.load(std::memory_order_relaxed); }
   std::uint64_t owner_deaths() const { return owner_deaths_.load(std::memory_order_relaxed); }
+  // Acquisitions by lock() that found the lock held by another: how often mutual exclusion was put
+  // to the test (a lock nobody contended for excludes nobody, rightly or wrongly).
+  std::uint64_t contended() const { return contended_.load(std::memory_order_relaxed); }
 
  private:
   void mark_acquired(int rank, bool recovered);
@@ -65,6 +68,7 @@ class ProcessMutex {
   std::atomic<std::uint64_t> waiters_{0};
   std::atomic<std::uint64_t> acquisitions_{0};
   std::atomic<std::uint64_t> owner_deaths_{0};
+  std::atomic<std::uint64_t> contended_{0};
 };
 
 // The fault kill-holding-lock, carried out by the worker itself: once the fault injector sets
