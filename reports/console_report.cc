@@ -209,6 +209,10 @@ std::string render_console(const RunResult& raw, bool colour) {
     out += fmt::format("~ timed region under {} s in some repetition: the rate is mostly start-up jitter; raise --steps\n",
                        kMinTimedRegionS);
   }
+  if (const std::string vacuous = unexercised_summary(run); !vacuous.empty()) {
+    out += fmt::format("not exercised (held only because nothing put them to the test; raise --steps or --procs): {}\n",
+                       vacuous);
+  }
 
   // A program's processes (exec cells), from its last repetition: who they were, what each used.
   for (const CellResult& c : run.cells) {

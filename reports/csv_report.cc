@@ -42,7 +42,7 @@ std::string render_csv(const RunResult& run) {
     for (const auto& r : c.repetitions) {
       std::string failed;
       for (const auto& ch : r.checks) {
-        if (ch.verdict != Verdict::kPass) failed += (failed.empty() ? "" : ";") + ch.name + "=" + to_string(ch.verdict);
+        if (ch.verdict != Verdict::kPass && ch.verdict != Verdict::kNotExercised) failed += (failed.empty() ? "" : ";") + ch.name + "=" + to_string(ch.verdict);
       }
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6g}", quote(run.run_id), quote(c.config.id()), outcome,
                          quote(c.config.scenario), quote(c.config.variant), to_string(c.config.start), c.config.procs,

@@ -559,6 +559,16 @@ std::string render_html(const RunResult& run) {
     for (const std::string& n : distinct_notes(c)) notes += fmt::format("<li><b>{}</b>: {}</li>\n", html_escape(c.config.id()), html_escape(n));
   }
   if (!notes.empty()) page += "<h2>Notes</h2>\n<ul id=\"notes\">\n" + notes + "</ul>\n";
+  if (const auto vacuous = unexercised_checks(run); !vacuous.empty()) {
+    page += "<h2>Not exercised</h2>\n<p>These checks held only because the situation they guard against never arose "
+            "(raise <code>--steps</code> or <code>--procs</code>):</p>\n<ul id=\"not-exercised\">\n";
+    for (const auto& [name, cells] : vacuous) {
+      std::string list;
+      for (const std::string& id : cells) list += (list.empty() ? "" : ", ") + html_escape(id);
+      page += fmt::format("<li><b>{}</b> in {} cell(s): {}</li>\n", html_escape(name), cells.size(), list);
+    }
+    page += "</ul>\n";
+  }
 
   if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
     page += "<h2>Caught bugs: the evidence</h2>\n<table id=\"evidence\"><tr><th>cell</th><th>caught by</th><th>evidence</th></tr>\n";

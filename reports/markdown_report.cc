@@ -130,6 +130,16 @@ std::string render_markdown(const RunResult& run) {
     for (const std::string& n : distinct_notes(c)) notes += fmt::format("- {}: {}\n", code(c.config.id()), cell_text(n));
   }
   if (!notes.empty()) md += "## Notes\n\n" + notes + "\n";
+  if (const auto vacuous = unexercised_checks(run); !vacuous.empty()) {
+    md += "## Not exercised\n\nThese checks held only because the situation they guard against never arose "
+          "(raise `--steps` or `--procs`; the check's message says what was counted):\n\n";
+    for (const auto& [name, cells] : vacuous) {
+      std::string list;
+      for (const std::string& id : cells) list += (list.empty() ? "" : ", ") + code(id);
+      md += fmt::format("- {} in {} cell(s): {}\n", code(name), cells.size(), list);
+    }
+    md += "\n";
+  }
 
   if (counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled] > 0) {
     md += "## Evidence\n\n| cell | caught by | evidence |\n|---|---|---|\n";

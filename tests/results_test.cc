@@ -52,6 +52,44 @@ TEST(Exposure, SaysHowOftenACheckWasPutToTheTestAndWhatToRaiseWhenNever) {
             "not exercised: no acquisitions found the lock held (more --procs to put it to the test)");
 }
 
+TEST(Exposure, APassWithNothingExercisedIsNotAPass) {
+  std::vector<Check> checks = {{"mutual-exclusion", Verdict::kPass, 0.0, "m", Exposure{0, "acquisitions found the lock held"}},
+                               {"lost-updates", Verdict::kPass, 0.0, "m", Exposure{3, "acquisitions found the lock held"}},
+                               {"convergence", Verdict::kPass, 1.0, "m"},
+                               {"replicas-agree", Verdict::kFail, 2.0, "m", Exposure{0, "rounds"}}};
+  mark_unexercised_checks(checks);
+  EXPECT_EQ(checks[0].verdict, Verdict::kNotExercised);
+  EXPECT_EQ(checks[1].verdict, Verdict::kPass);
+  EXPECT_EQ(checks[2].verdict, Verdict::kPass);
+  EXPECT_EQ(checks[3].verdict, Verdict::kFail);  // a failure is its own proof that the situation arose
+  EXPECT_EQ(to_string(Verdict::kNotExercised), "not-exercised");
+  EXPECT_EQ(parse_verdict("not-exercised"), Verdict::kNotExercised);
+}
+
+TEST(Expectation, ACleanCellWithAnUnexercisedCheckIsAsExpectedAndSaysSo) {
+  Repetition rep = with_checks({{"mutual-exclusion", Verdict::kNotExercised, 0.0, "m"}, {"liveness", Verdict::kPass, 0.0, ""}});
+  judge_against(Expectation{}, rep);
+  EXPECT_TRUE(rep.as_expected);
+  EXPECT_EQ(rep.expectation_message, "clean, as expected (not exercised: mutual-exclusion)");
+  EXPECT_EQ(overall_verdict(rep.checks), Verdict::kPass);
+}
+
+TEST(Expectation, APlantedBugWhoseCheckWasNotExercisedIsNeitherCaughtNorMissed) {
+  Repetition rep = with_checks({{"replicas-agree", Verdict::kNotExercised, std::nullopt, "no round"}});
+  judge_against(Expectation{{"replicas-agree"}}, rep);
+  EXPECT_FALSE(rep.as_expected);  // not a catch: the cell is not green
+  EXPECT_NE(rep.expectation_message.find("planted bug not exercised: replicas-agree"), std::string::npos)
+      << rep.expectation_message;
+  EXPECT_EQ(rep.expectation_message.find("NOT caught"), std::string::npos) << rep.expectation_message;
+  CellResult cell;
+  cell.expected = Expectation{{"replicas-agree"}};
+  cell.known_bug = true;
+  cell.repetitions.push_back(rep);
+  const CellOutcome o = cell.outcome();
+  ASSERT_FALSE(o.evidence.empty());
+  EXPECT_EQ(o.evidence[0].verdict, "not-exercised");
+}
+
 TEST(ResultsJson, ACheckKeepsItsExposureAndOneWithoutHasNone) {
   RunResult run;
   run.run_id = "r1";

@@ -72,8 +72,9 @@ void check_replicas_agree(CheckContext& ctx, const ReplicaLog& log, const std::s
     return;
   }
   const std::int64_t rounds = log.complete_rounds();
-  if (rounds == 0) {
-    ctx.check(name, Verdict::kUnknown, std::nullopt, "no round was recorded by every rank");
+  if (rounds == 0) {  // nothing was averaged: nothing to agree on, and nothing claimed
+    ctx.check(name, Verdict::kNotExercised, std::nullopt, "no round was recorded by every rank",
+              Exposure{0, "averaging rounds compared across two or more replicas"}, "more --steps");
     return;
   }
   std::int64_t disagreeing = 0, first = -1;

@@ -40,7 +40,8 @@ class LockOrderDetector final : public Detector {
             ? fmt::format("every nested acquisition of the {} lock(s) followed one global order{}; {}", mutexes,
                           untracked, exposure_text(exposure, "more --steps"))
             : fmt::format("no lock was taken while holding another ({} lock(s)){}", mutexes, untracked),
-        exposure});
+        // With no nesting there is no order to keep: nothing to exercise, and nothing claimed.
+        locks.any_nesting() ? std::optional<Exposure>(exposure) : std::nullopt});
   }
 };
 

@@ -65,6 +65,8 @@ RepetitionTally tally_repetitions(const CellResult& cell, CellOutcome& out) {
       const Check* c = find_check(r, name);
       if (c == nullptr) {
         add_once(out.evidence, {name, "missed", "the check that must catch this planted bug did not run", r.index});
+      } else if (c->verdict == Verdict::kNotExercised) {
+        add_once(out.evidence, {name, "not-exercised", fmt::format("neither caught nor missed: {}", c->message), r.index});
       } else if (c->verdict != Verdict::kFail) {
         add_once(out.evidence, {name, "missed", fmt::format("did not catch the planted bug ({}: {})",
                                                             to_string(c->verdict), c->message), r.index});

@@ -16,7 +16,7 @@ namespace {
 std::optional<std::string> undecided_check(const CellResult& cell) {
   for (const Repetition* r : measured_repetitions(cell)) {
     for (const Check& c : r->checks) {
-      if (c.verdict != Verdict::kPass) {
+      if (c.verdict != Verdict::kPass && c.verdict != Verdict::kNotExercised) {
         return fmt::format("{} was {} in repetition {}", c.name, to_string(c.verdict), r->index);
       }
     }

@@ -31,7 +31,10 @@ enum class ScenarioKind {
 std::string_view to_string(ScenarioKind k);
 std::optional<ScenarioKind> parse_scenario_kind(std::string_view s);
 
-enum class Verdict { kPass, kFail, kUnknown };
+// kNotExercised: the check held, but only vacuously: the situation it guards against never arose
+// in the repetition (its Exposure counted 0). Neither a pass nor a failure: a clean cell stays as
+// expected, a planted bug whose check was not exercised is neither caught nor missed (judge_against).
+enum class Verdict { kPass, kFail, kUnknown, kNotExercised };
 std::string to_string(Verdict v);
 std::optional<Verdict> parse_verdict(const std::string& s);
 
@@ -58,6 +61,10 @@ struct Check {
   std::string message;   // one sentence a person can act on
   std::optional<Exposure> exposure;  // where the check counts how often it was put to the test
 };
+
+// Every check that passed with an exposure of 0 becomes kNotExercised: run by the runner before a
+// repetition is judged, so no check can pass vacuously, whoever wrote it.
+void mark_unexercised_checks(std::vector<Check>& checks);
 
 struct SeriesPoint {
   double step = 0;
@@ -210,6 +217,11 @@ struct RunResult {
 
 // Pure: the cell's notes over all its repetitions, each once, in order of first appearance.
 std::vector<std::string> distinct_notes(const CellResult& cell);
+// Per check name, the cells where it was not exercised in some repetition (Verdict::kNotExercised),
+// in run order: what every report lists as held only because nothing put it to the test.
+std::vector<std::pair<std::string, std::vector<std::string>>> unexercised_checks(const RunResult& run);
+// One line of it: "mutual-exclusion in 1 cell (locked/whole-step@fork:1); memory in 6 cells (a, b, c, …)".
+std::string unexercised_summary(const RunResult& run);
 // Pure: the repetition's overall verdict from its checks.
 Verdict overall_verdict(const std::vector<Check>& checks);
 // Pure: is this one check's verdict what the expectation allows?

@@ -159,7 +159,7 @@ void CheckContext::check(std::string name, Verdict verdict, std::optional<double
 
 void CheckContext::check(std::string name, Verdict verdict, std::optional<double> value, std::string message,
                          const Exposure& exposure, const std::string& to_raise) {
-  message += "; " + exposure_text(exposure, to_raise);
+  if (verdict == Verdict::kPass || verdict == Verdict::kNotExercised) message += "; " + exposure_text(exposure, to_raise);
   rep_.checks.push_back(Check{std::move(name), verdict, value, std::move(message), exposure});
 }
 
