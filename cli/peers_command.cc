@@ -29,6 +29,7 @@
 #include "harness/results/run_directory.h"
 #include "harness/util/interrupt.h"
 #include "harness/util/terminal.h"
+#include "harness/util/text.h"
 #include "reports/peer_report.h"
 
 namespace sharebench::cli {
@@ -41,15 +42,6 @@ struct PeersFlags {
   double peer_timeout_s = 300, row_tolerance = 25, overall_tolerance = 10;
   std::map<std::string, std::vector<std::string>> cell_values;
 };
-
-std::string utc_now(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
 
 // PYTHON as given, or found on PATH: execv needs a path.
 std::string resolve_program(const std::string& name) {

@@ -1,6 +1,7 @@
 // Runner: cells × repetitions, one after another, the results file rewritten after every cell
 // (one repetition: repetition.cc).
 #include "harness/runner/runner.h"
+#include "harness/util/text.h"
 
 #include <unistd.h>
 
@@ -25,15 +26,6 @@
 namespace sharebench {
 
 namespace {
-
-std::string utc_now(const char* format) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
 
 // A repetition of a ranked cell that timed too little work (the pilot, or one after a pilot that
 // misjudged): its steps are raised for the repetitions to come, and its own figures stop counting

@@ -1,6 +1,8 @@
 // UTF-8 validation (RFC 3629's table of well-formed sequences) and escaping for display.
 #include "harness/util/text.h"
 
+#include <ctime>
+
 #include <fmt/format.h>
 
 namespace sharebench {
@@ -69,5 +71,14 @@ std::string escaped(std::string_view text, bool keep_lines) {
 
 std::string printable(std::string_view text) { return escaped(text, /*keep_lines=*/false); }
 std::string printable_lines(std::string_view text) { return escaped(text, /*keep_lines=*/true); }
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
 
 }  // namespace sharebench

@@ -16,6 +16,9 @@ bool is_valid_utf8(std::string_view text);
 // \xNN (newline and tab too): one line, printable on any terminal.
 std::string printable(std::string_view text);
 
+// The time now in UTC, formatted by strftime ("%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* format);
+
 // The same for many lines (a program's output, a stack): newline and tab are kept; C1 controls
 // (U+0080..U+009F, which some terminals obey as escapes) are written as \u00NN too.
 std::string printable_lines(std::string_view text);
