@@ -1,6 +1,12 @@
 // The results model: verdict arithmetic, the expectation judge, and the JSON round trip.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "harness/proc/sanitizer_reports.h"
+
 #include "harness/results/results.h"
 #include "harness/results/results_json.h"
 
@@ -88,6 +94,29 @@ TEST(Expectation, APlantedBugWhoseCheckWasNotExercisedIsNeitherCaughtNorMissed) 
   const CellOutcome o = cell.outcome();
   ASSERT_FALSE(o.evidence.empty());
   EXPECT_EQ(o.evidence[0].verdict, "not-exercised");
+}
+
+// Many reports of one race (a loop over a buffer) fill the cap; a second race, reported after them,
+// must still be in the results (the TSan suite once lost hogwild's apply_sgd race that way).
+TEST(SanitizerReports, EveryDistinctRaceIsKeptBeforeRepeatsFillTheCap) {
+  char tmpl[] = "/tmp/sanitizer-reports-test-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  std::ofstream f(dir + "/sanitizer.42");
+  const std::string padding(4000, 'x');
+  auto report = [&](const std::string& where) {
+    f << "==================\nWARNING: ThreadSanitizer: data race (pid=42)\n  #0 " << where << "\n  " << padding
+      << "\nSUMMARY: ThreadSanitizer: data race " << where << "\n==================\n";
+  };
+  for (int i = 0; i < 40; ++i) report("guarded_section.cc:23");  // 40 x 4 KiB: more than the 64 KiB cap
+  report("standard_workload.cc:103 in apply_sgd");
+  f << "ThreadSanitizer: reported 41 warnings\n";
+  f.close();
+  const SanitizerReports r = read_sanitizer_reports(dir);
+  EXPECT_EQ(r.reports, 41);
+  EXPECT_LE(r.text.size(), kMaxReportBytes);
+  EXPECT_NE(r.text.find("apply_sgd"), std::string::npos);
+  EXPECT_NE(r.text.find("guarded_section.cc:23"), std::string::npos);
+  EXPECT_EQ(r.first_summary, "ThreadSanitizer: data race guarded_section.cc:23");
 }
 
 TEST(ResultsJson, ACheckKeepsItsExposureAndOneWithoutHasNone) {

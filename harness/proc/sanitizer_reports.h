@@ -28,7 +28,10 @@ void route_sanitizer_reports(const char* dir);
 struct SanitizerReports {
   int reports = 0;            // "WARNING: ThreadSanitizer:" / "ERROR: AddressSanitizer:" headers
   std::string first_summary;  // the first SUMMARY line, without its "SUMMARY: " prefix
-  std::string text;           // every report, capped at kMaxReportBytes
+  // The reports, capped at kMaxReportBytes: first one report of each distinct SUMMARY (each
+  // distinct race or error), in the order they came, then the repeats while room is left. Many
+  // reports of one race (a loop over a buffer) never crowd another race out of the results.
+  std::string text;
 };
 inline constexpr std::size_t kMaxReportBytes = 64 * 1024;
 
