@@ -4,10 +4,12 @@
 #   - every bug is caught in every repetition: luck-counter/unlocked by lost-updates and
 #     luck-seqlock/no-recheck by consistent-snapshots (may-fail without chaos, must-fail with it:
 #     the preempter pauses a worker inside its read-modify-write or its copy), luck-ring/ring by
-#     lock-order, luck-reinit/reinit by lock-init;
+#     lock-order, luck-reinit/reinit by lock-init; luck-tally/unlocked (a plain `+= 1`) by
+#     lost-updates and luck-pair/unlocked-read by consistent-snapshots, one-instruction windows
+#     that chaos's overlap bursts must not serialise away;
 #   - every clean twin stays clean in every repetition under the same chaos;
-#   - every repetition records what the chaos did (points, sleeps, preemptions) and each worker's
-#     last perturbations; the HTML report shows them beside the caught bug's evidence;
+#   - every repetition records what the chaos did (points, sleeps, preemptions, overlap bursts) and
+#     each worker's last perturbations; the HTML report shows them beside the caught bug's evidence;
 #   - the cell's reproduce command carries --chaos SEED, so `repro` replays the same plan;
 #   - a run without --chaos records no chaos at all.
 # usage: chaos_test.sh BUILD_DIR SOURCE_DIR OUTDIR [REPETITIONS]
@@ -36,21 +38,36 @@ code=$?
   --format none >"$out/chaos-counter.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { tail -40 "$out/chaos-counter.log"; fail "run --chaos 11 of luck-counter exited $code, want 0"; }
+# The one-instruction windows: a plain `+= 1` and an unlocked copy of an eight-number record, at two
+# processes, caught only while both workers run at once (the overlap bursts' job).
+"$bench" run --known-bugs --scenario luck-tally --start fork,spawn,forkserver,thread \
+  --procs 2 --steps 200000 --repetitions "$reps" --hang-timeout 5 --chaos 11 --out "$out/chaos-tally" \
+  --format none >"$out/chaos-tally.log" 2>&1
+code=$?
+[ $code -eq 0 ] || { tail -40 "$out/chaos-tally.log"; fail "run --chaos 11 of luck-tally exited $code, want 0"; }
+"$bench" run --known-bugs --scenario luck-pair --start fork,spawn,forkserver,thread \
+  --procs 2 --steps 20000 --repetitions "$reps" --hang-timeout 5 --chaos 11 --out "$out/chaos-pair" \
+  --format none >"$out/chaos-pair.log" 2>&1
+code=$?
+[ $code -eq 0 ] || { tail -40 "$out/chaos-pair.log"; fail "run --chaos 11 of luck-pair exited $code, want 0"; }
 "$bench" report "$out/chaos/results.json" --format html --out "$out/chaos" >/dev/null 2>&1 || fail "report --format html failed"
 grep -q "the perturbations before it" "$out/chaos/report.html" 2>/dev/null ||
   fail "the HTML report does not show the perturbations before a caught bug"
 "$bench" run --scenario luck-counter/locked --start fork --procs 2 --steps 50 --out "$out/calm" --format none \
   >"$out/calm.log" 2>&1 || fail "a run without --chaos failed"
 
-python3 - "$reps" "$out/chaos/results.json" "$out/calm/results.json" "$out/chaos-counter/results.json" <<'PY' || status=1
+python3 - "$reps" "$out/chaos/results.json" "$out/calm/results.json" "$out/chaos-counter/results.json" \
+  "$out/chaos-tally/results.json" "$out/chaos-pair/results.json" <<'PY' || status=1
 import json, sys
 reps = int(sys.argv[1])
 chaos = json.load(open(sys.argv[2]))
 calm = json.load(open(sys.argv[3]))
-chaos["cells"] += json.load(open(sys.argv[4]))["cells"]
+for extra in sys.argv[4:]:
+    chaos["cells"] += json.load(open(extra))["cells"]
 problems = []
 must = {"luck-ring/ring": "lock-order", "luck-counter/unlocked": "lost-updates",
-        "luck-reinit/reinit": "lock-init", "luck-seqlock/no-recheck": "consistent-snapshots"}
+        "luck-reinit/reinit": "lock-init", "luck-seqlock/no-recheck": "consistent-snapshots",
+        "luck-tally/unlocked": "lost-updates", "luck-pair/unlocked-read": "consistent-snapshots"}
 seen = set()
 for cell in chaos["cells"]:
     c = cell["config"]
@@ -64,8 +81,10 @@ for cell in chaos["cells"]:
         m = r["metrics"]
         if not m.get("chaos_points", 0) > 0 or "chaos_sleeps" not in m or "chaos_preemptions" not in m:
             problems.append(f"{cell['id']} repetition {r['index']}: no chaos recorded ({sorted(k for k in m if k.startswith('chaos'))})")
-        if not any(w.get("chaos_recent") for w in r["workers"]):
-            problems.append(f"{cell['id']} repetition {r['index']}: no worker's last perturbations recorded")
+        # A repetition over within the first overlap burst (a ring that closed at once) was not
+        # perturbed; every other one was, and keeps each worker's last perturbations.
+        if not any(w.get("chaos_recent") for w in r["workers"]) and not m.get("chaos_points_in_bursts", 0) > 0:
+            problems.append(f"{cell['id']} repetition {r['index']}: neither perturbed nor in a burst")
         checks = {x["name"]: x for x in r["checks"]}
         if name in must:
             seen.add((name, c["start"]))
@@ -78,6 +97,8 @@ for name in must:
         if (name, start) not in seen: problems.append(f"{name} never ran under {start}")
 pre = sum(r["metrics"].get("chaos_preemptions", 0) for cell in chaos["cells"] for r in cell["repetitions"])
 if pre == 0: problems.append("no worker was ever preempted")
+met = sum(r["metrics"].get("chaos_rendezvous", 0) for cell in chaos["cells"] for r in cell["repetitions"])
+if met == 0: problems.append("no overlap burst ever released the workers together")
 for cell in calm["cells"]:
     if any(k.startswith("chaos") for r in cell["repetitions"] for k in r["metrics"]):
         problems.append(f"{cell['id']}: chaos recorded without --chaos")

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <memory>
 #include <system_error>
 #include <thread>
@@ -42,6 +43,11 @@ struct ChaosState {
   // The preemption pauses draw from a stream of their own: when a signal lands depends on the
   // machine, and must not shift what the synchronisation points draw.
   std::uint64_t preempt_rng = 0;
+  ChaosPhases phases;               // the repetition's, the same in every worker
+  bool at_start_barrier = false;    // the next barrier release is the start's: not perturbed
+  std::int64_t joined_burst = -1;   // the last burst whose first rendezvous this worker went through
+  std::int64_t joined_tick = -1;    // the last tick whose rendezvous it went through
+  int procs = 1;
   std::unique_ptr<class Preempter> preempter;
   double uniform() { return static_cast<double>(splitmix64(rng) >> 11) * 0x1.0p-53; }
   std::int64_t between(std::int64_t lo, std::int64_t hi) {
@@ -51,6 +57,17 @@ struct ChaosState {
 
 // Per thread: under the thread start method each rank runs on a thread of its own.
 thread_local ChaosState* t_chaos = nullptr;
+
+constexpr std::int64_t kNoEnd = INT64_MAX / 4;
+
+// Where this repetition's phases stand now. Before the start barrier (or in a scenario that never
+// waits at it) there is no epoch: a shake with no end, as chaos was before bursts.
+// Async-signal-safe (the preemption handler calls it).
+ChaosPhases::At phase_now(const ChaosState& c, std::int64_t now) {
+  const std::int64_t epoch = c.budget->epoch_ns.load(std::memory_order_acquire);
+  if (epoch == 0 || now < epoch) return {false, kNoEnd, -1};
+  return c.phases.at(now - epoch);
+}
 
 // How likely a perturbation is at each site. Holding a lock is where widening a window matters
 // most (another worker then meets the lock held, re-initialised, or half-released).
@@ -130,7 +147,11 @@ void on_preempt_signal(int) {
     if (c->priority.load(std::memory_order_relaxed) == 0) ns *= 2;
     const std::int64_t now = monotonic_ns();
     ChaosTally& t = *c->tally;
-    if (within_budget(*c, ns, now)) {
+    const ChaosPhases::At phase = phase_now(*c, now);
+    ns = std::min(ns, phase.ends_in_ns);  // back by the next burst, with the others
+    if (phase.burst || ns <= 0) {
+      // A signal sent just before a burst began: left alone.
+    } else if (within_budget(*c, ns, now)) {
       remember(t, ChaosSite::kPreempted, now, ns);
       ++t.preemptions;
       t.preempted_ns += pause_and_charge(*c, ns, now);
@@ -198,7 +219,14 @@ class Preempter {
       if (priority == 0) ns /= 2;
       if (priority == 3) ns *= 2;
       if (!room_for(100'000)) ns = 2'000'000;
+      const ChaosPhases::At phase = phase_now(*chaos_, monotonic_ns());
+      if (phase.burst) ns = std::min<std::int64_t>(phase.ends_in_ns, 2'000'000);  // it sleeps through bursts
       pause_for(ns);
+      if (phase.burst) {
+        cpu = read_ns(clock_);
+        wall = monotonic_ns();
+        continue;
+      }
       const std::int64_t cpu_now = read_ns(clock_), wall_now = monotonic_ns();
       // Signalled now and then, not at every look: a worker paused most of the time would seldom
       // overlap the others, and an overlap is what a race needs.
@@ -226,6 +254,30 @@ class Preempter {
 };
 
 }  // namespace
+
+ChaosPhases ChaosPhases::draw(std::uint64_t seed) {
+  ChaosPhases p;
+  std::int64_t t = 0;
+  for (int i = 0; i < kCount; ++i) {
+    // Bursts 1 to 5 ms, shakes 2 to 8 ms: a shake long enough for a pause of a few ms to land in
+    // it, a burst long enough for a short cell's whole work (the first) or many racy windows.
+    const bool burst = i % 2 == 0;
+    const std::uint64_t r = splitmix64(seed);
+    t += burst ? 1'000'000 + static_cast<std::int64_t>(r % 4'000'001) : 2'000'000 + static_cast<std::int64_t>(r % 6'000'001);
+    p.end_ns[i] = t;
+  }
+  p.period_ns = t;
+  p.tick_ns = 10'000 + static_cast<std::int64_t>(splitmix64(seed) % 40'001);
+  return p;
+}
+
+ChaosPhases::At ChaosPhases::at(std::int64_t since_epoch_ns) const {
+  if (period_ns <= 0) return {false, kNoEnd, -1};
+  const std::int64_t t = since_epoch_ns % period_ns;
+  const std::int64_t* it = std::upper_bound(end_ns, end_ns + kCount, t);
+  const int i = static_cast<int>(it - end_ns);
+  return {i % 2 == 0, end_ns[i] - t, since_epoch_ns / period_ns * kCount + i};
+}
 
 const char* to_string(ChaosSite site) {
   switch (site) {
@@ -271,10 +323,13 @@ void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally, ChaosBudge
   c->budget = budget;
   c->rng = chaos_stream_seed(cell.chaos_seed, cell.id(), cell.repetition, rank);
   c->tally = tally;
+  c->procs = cell.procs;
   c->started_ns = monotonic_ns();
   c->grace_ns = static_cast<std::int64_t>(kChaosGraceMs * 1e6) * cell.procs;
   c->priority.store(static_cast<int>(c->between(0, 3)), std::memory_order_relaxed);
   c->until_change = c->between(16, 256);
+  // The phases are the repetition's: drawn from a stream every rank shares (rank -1).
+  c->phases = ChaosPhases::draw(chaos_stream_seed(cell.chaos_seed, cell.id(), cell.repetition, -1));
   c->preempt_rng = c->rng ^ 0x5851f42d4c957f2dULL;
   splitmix64(c->preempt_rng);
   t_chaos = c;
@@ -287,10 +342,65 @@ void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally, ChaosBudge
 
 void stop_chaos() {
   ChaosState* c = t_chaos;
-  if (c) c->preempter.reset();  // joined: no signal is sent after this
+  if (c) {
+    c->budget->finished.fetch_add(1, std::memory_order_acq_rel);  // no rendezvous waits for it now
+    c->preempter.reset();  // joined: no signal is sent after this
+  }
   t_chaos = nullptr;  // and one still pending finds nothing to do
   std::atomic_signal_fence(std::memory_order_seq_cst);
   delete c;
+}
+
+namespace {
+
+constexpr std::int64_t kFirstRendezvousNs = 2'000'000;  // at a burst's first tick
+constexpr std::int64_t kRendezvousNs = 300'000;         // at the others
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A tick's rendezvous: arrive at the gate of tick `tick` and wait until every worker still working
+// has arrived, `bound` has passed, or a later tick's gate opened. Spins first (all leave within a
+// fraction of a microsecond of the last arrival), then yields the core to whoever has not arrived.
+void rendezvous(ChaosState& c, std::int64_t tick, std::int64_t bound) {
+  std::atomic<std::int64_t>& gate = c.budget->gate;
+  std::int64_t g = gate.load(std::memory_order_acquire);
+  for (;;) {
+    const std::int64_t at = g >> 16;
+    if (at > tick) return;  // the others are past it already
+    const std::int64_t next = at < tick ? (tick << 16) | 1 : g + 1;
+    if (gate.compare_exchange_weak(g, next, std::memory_order_acq_rel)) break;
+  }
+  const std::int64_t start = monotonic_ns();
+  const std::int64_t until = start + bound;
+  for (int spins = 0;; ++spins) {
+    g = gate.load(std::memory_order_acquire);
+    const int working = c.procs - c.budget->finished.load(std::memory_order_acquire);
+    if ((g >> 16) != tick || (g & 0xffff) >= working) break;
+    if ((spins & 63) == 0 && monotonic_ns() >= until) break;
+    if (spins < 4096) {
+      cpu_relax();
+    } else {
+      ::sched_yield();
+    }
+  }
+  c.budget->paused_ns.fetch_add(monotonic_ns() - start, std::memory_order_relaxed);
+}
+
+// Where a worker may wait for the others: not while it holds a lock they may need.
+bool may_meet_at(ChaosSite site) {
+  return site == ChaosSite::kBeat || site == ChaosSite::kBeforeLock || site == ChaosSite::kBeforeBarrier;
+}
+
+}  // namespace
+
+void chaos_at_start_barrier() {
+  if (ChaosState* c = t_chaos) c->at_start_barrier = true;
 }
 
 void chaos_point(ChaosSite site) {
@@ -298,6 +408,31 @@ void chaos_point(ChaosSite site) {
   if (!c) return;
   ChaosTally& tally = *c->tally;
   ++tally.points;
+  if (site == ChaosSite::kAfterBarrier && c->at_start_barrier) {
+    // Released from the start barrier: the first one out starts the phases' clock.
+    c->at_start_barrier = false;
+    std::int64_t unset = 0;
+    c->budget->epoch_ns.compare_exchange_strong(unset, monotonic_ns(), std::memory_order_acq_rel);
+    ++tally.burst_points;
+    return;
+  }
+  const std::int64_t now = monotonic_ns();
+  const ChaosPhases::At phase = phase_now(*c, now);
+  if (phase.burst) {
+    ++tally.burst_points;
+    const std::int64_t tick = (now - c->budget->epoch_ns.load(std::memory_order_relaxed)) / c->phases.tick_ns;
+    if (may_meet_at(site) && tick != c->joined_tick) {
+      c->joined_tick = tick;
+      const bool first = phase.number != c->joined_burst;
+      c->joined_burst = phase.number;
+      const std::int64_t bound = std::min(first ? kFirstRendezvousNs : kRendezvousNs, phase.ends_in_ns);
+      if (fits(*c, c->budget->paused_ns.load(std::memory_order_relaxed), bound, now)) {
+        ++tally.rendezvous;
+        rendezvous(*c, tick, bound);
+      }
+    }
+    return;
+  }
   if (--c->until_change <= 0) {  // a priority change point
     c->priority.store(static_cast<int>(c->between(0, 3)), std::memory_order_relaxed);
     c->until_change = c->between(16, 256);
@@ -317,7 +452,7 @@ void chaos_point(ChaosSite site) {
   // A short sleep mostly, a long one now and then; a low-priority worker sleeps twice as long.
   std::int64_t ns = kind < 0.9 ? c->between(20'000, 400'000) : c->between(1'000'000, 4'000'000);
   if (c->priority.load(std::memory_order_relaxed) == 0) ns *= 2;
-  const std::int64_t now = monotonic_ns();
+  ns = std::min(ns, phase.ends_in_ns);  // back by the next burst, with the others
   if (!within_budget(*c, ns, now)) {
     ++tally.skipped;
     return;

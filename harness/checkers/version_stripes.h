@@ -31,19 +31,28 @@ struct SnapshotMonitor {
   std::atomic<std::int64_t> snapshots{0};
   std::atomic<std::int64_t> torn{0};
   std::atomic<std::int64_t> worst_spread{0};  // versions between the oldest and newest element seen
+  // Exposure: the newest version any snapshot held, and how many snapshots moved it. Each move
+  // after the first is a write that landed between two reads: the readers ran while the writer
+  // wrote. None means every copy was taken of a value that never changed (the writer was done
+  // first, or had not begun), and a clean verdict would be vacuous.
+  std::atomic<std::int64_t> newest{0};
+  std::atomic<std::int64_t> newer_seen{0};
 
   // Records one snapshot a reader copied; returns true when it was torn.
   template <typename T>
   bool observe(const T* copy, std::size_t count) {
     if (count == 0) return false;
     const auto [lo, hi] = std::minmax_element(copy, copy + count);
-    record(static_cast<std::int64_t>(*hi) - static_cast<std::int64_t>(*lo));
+    record(static_cast<std::int64_t>(*hi) - static_cast<std::int64_t>(*lo), static_cast<std::int64_t>(*hi));
     return *hi != *lo;
   }
-  void record(std::int64_t spread);
+  void record(std::int64_t spread, std::int64_t newest_version);
+  // Writes that landed between two snapshots (the check's exposure).
+  std::int64_t writes_between_reads() const;
 };
 
-// `consistent-snapshots`: fails when any snapshot mixed versions; unknown when none was taken.
+// `consistent-snapshots`: fails when any snapshot mixed versions; not exercised when none was
+// taken or no write landed between two snapshots.
 void check_consistent_snapshots(CheckContext& ctx, const SnapshotMonitor& monitor,
                                 const std::string& name = checks::kConsistentSnapshots);
 

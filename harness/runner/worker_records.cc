@@ -150,6 +150,8 @@ void record_chaos_tally(const HarnessBlock& block, Repetition& rep) {
   for (int r = 0; r < block.procs; ++r) {
     const ChaosTally& t = block.slots[r].chaos;
     sum.points += t.points;
+    sum.burst_points += t.burst_points;
+    sum.rendezvous += t.rendezvous;
     sum.yields += t.yields;
     sum.sleeps += t.sleeps;
     sum.slept_ns += t.slept_ns;
@@ -159,6 +161,8 @@ void record_chaos_tally(const HarnessBlock& block, Repetition& rep) {
     sum.preempted_ns += t.preempted_ns;
   }
   rep.metrics["chaos_points"] = static_cast<double>(sum.points);
+  rep.metrics["chaos_points_in_bursts"] = static_cast<double>(sum.burst_points);
+  rep.metrics["chaos_rendezvous"] = static_cast<double>(sum.rendezvous);
   rep.metrics["chaos_yields"] = static_cast<double>(sum.yields);
   rep.metrics["chaos_sleeps"] = static_cast<double>(sum.sleeps);
   rep.metrics["chaos_slept_s"] = static_cast<double>(sum.slept_ns) * 1e-9;

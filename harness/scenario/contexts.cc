@@ -43,6 +43,7 @@ WorkerContext::WorkerContext(const CellConfig& cell, SharedArena& arena, int ran
 void WorkerContext::wait_for_start() {
   slot_->arrived_ns = monotonic_ns();
   slot_->last_beat_ns.store(slot_->arrived_ns, std::memory_order_release);
+  chaos_at_start_barrier();
   block_->start_barrier.wait();
   slot_->started_ns = monotonic_ns();
   slot_->phase.store(static_cast<std::int32_t>(WorkerPhase::kRunning), std::memory_order_release);

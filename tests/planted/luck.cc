@@ -20,6 +20,14 @@
 //     hand each copy to a SnapshotMonitor. `no-recheck` never re-reads the sequence after copying:
 //     a copy that straddles a write is torn (`consistent-snapshots`) when a reader is interrupted
 //     mid-copy while the writer writes. Twin `recheck` copies again when the sequence moved.
+//   scenario `luck-tally`: workers count their steps into one shared `std::int64_t` with
+//     `tally += 1`, nothing computed in between: the window is a single instruction, so updates
+//     are lost only while two workers really run at once (the case chaos must not serialise away).
+//     Twin `atomic`: `fetch_add`. Check `lost-updates`, with the workers' overlap as its exposure.
+//   scenario `luck-pair`: rank 0 writes a small multi-element value (a position and its velocity,
+//     eight numbers) under a ProcessMutex, --steps times back to back; the others read it.
+//     `unlocked-read` copies it without the lock ("reading is harmless"): a copy taken half-way
+//     through a write is torn (`consistent-snapshots`). Twin `locked-read` takes the lock to copy.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -31,6 +39,7 @@
 
 #include "harness/checkers/guarded_section.h"
 #include "harness/checkers/version_stripes.h"
+#include "harness/checkers/worker_overlap.h"
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_mutex.h"
 
@@ -74,7 +83,98 @@ class LuckCounter : public sharebench::Scenario {
     }
     ctx.check("lost-updates", got == want ? sharebench::Verdict::kPass : sharebench::Verdict::kFail,
               static_cast<double>(want - got),
-              fmt::format("the counter ended at {} of {}: {} update(s) lost", got, want, want - got));
+              fmt::format("the counter ended at {} of {}: {} update(s) lost", got, want, want - got),
+              sharebench::worker_overlap(ctx), "more --steps or --procs");
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
+struct Tally {
+  std::int64_t plain = 0;  // what `unlocked` adds to, as a user's shared counter is declared
+  std::atomic<std::int64_t> atomic{0};
+};
+
+class LuckTally : public sharebench::Scenario {
+ public:
+  explicit LuckTally(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<Tally>("tally"); }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto& t = *ctx.arena().lookup<Tally>("tally");
+    const bool atomic = cell_.variant == "atomic";
+    ctx.wait_for_start();
+    for (std::int64_t step = 1; step <= cell_.workload.steps; ++step) {
+      if (atomic) {
+        t.atomic.fetch_add(1);
+      } else {
+        t.plain += 1;  // the bug: a read, an add and a write, which another worker's can overlap
+      }
+      ctx.beat(step);
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    const auto& t = *ctx.arena().lookup<Tally>("tally");
+    const std::int64_t want = cell_.workload.steps * cell_.procs;
+    const std::int64_t got = cell_.variant == "atomic" ? t.atomic.load() : t.plain;
+    if (!ctx.all_completed()) {
+      ctx.check("lost-updates", sharebench::Verdict::kUnknown, std::nullopt, "a worker did not finish");
+      return;
+    }
+    ctx.check("lost-updates", got == want ? sharebench::Verdict::kPass : sharebench::Verdict::kFail,
+              static_cast<double>(want - got),
+              fmt::format("the tally ended at {} of {}: {} update(s) lost", got, want, want - got),
+              sharebench::worker_overlap(ctx), "more --steps or --procs");
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
+constexpr std::size_t kPairElements = 8;  // x, y, z, vx, vy, vz, t, id: one small record
+
+struct Pair {
+  sharebench::ProcessMutex lock{"pair-lock"};
+  std::atomic<int> writer_done{0};
+  sharebench::SnapshotMonitor snapshots;
+  std::int64_t value[kPairElements] = {};
+};
+
+class LuckPair : public sharebench::Scenario {
+ public:
+  explicit LuckPair(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<Pair>("pair"); }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto& p = *ctx.arena().lookup<Pair>("pair");
+    ctx.wait_for_start();
+    if (ctx.rank() == 0) {  // the writer, back to back
+      for (std::int64_t version = 1; version <= cell_.workload.steps; ++version) {
+        {
+          sharebench::ProcessLockGuard guard(p.lock, ctx.rank());
+          for (std::size_t i = 0; i < kPairElements; ++i) {
+            reinterpret_cast<volatile std::int64_t*>(p.value)[i] = version;  // one element at a time, as a struct's fields are
+          }
+        }
+        ctx.beat(version);
+      }
+      p.writer_done.store(1);
+      return;
+    }
+    std::int64_t copy[kPairElements];
+    std::int64_t n = 0;
+    while (p.writer_done.load() == 0 && !ctx.peer_failed()) {
+      if (cell_.variant == "locked-read") {
+        sharebench::ProcessLockGuard guard(p.lock, ctx.rank());
+        for (std::size_t i = 0; i < kPairElements; ++i) copy[i] = reinterpret_cast<volatile std::int64_t*>(p.value)[i];
+      } else {
+        for (std::size_t i = 0; i < kPairElements; ++i) copy[i] = reinterpret_cast<volatile std::int64_t*>(p.value)[i];  // the bug
+      }
+      p.snapshots.observe(copy, kPairElements);
+      ctx.beat(++n);
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    sharebench::check_consistent_snapshots(ctx, ctx.arena().lookup<Pair>("pair")->snapshots);
   }
 
  private:
@@ -218,3 +318,19 @@ SHAREBENCH_SCENARIO(LuckRing, "luck-ring")
     ->Variant("ordered", "both locks in one global order")
     ->KnownBug("ring", "its own lock, then its neighbour's: a cycle the schedule may or may not close",
                sharebench::Expectation{{"lock-order"}, {"liveness", "deadlock-free"}});
+
+SHAREBENCH_SCENARIO(LuckTally, "luck-tally")
+    ->Describe("workers count into one shared int64 with `+= 1`, nothing in between")
+    ->Variant("atomic", "the same count with fetch_add")
+    // A single instruction's window: lost only while two workers run at once, which an idle
+    // machine gives and a loaded one may not; under --chaos its overlap bursts keep them together.
+    ->KnownBug("unlocked", "`tally += 1` on a plain shared int64", sharebench::Expectation{{}, {"lost-updates"}}, 2)
+    ->MustFailUnderChaos({"lost-updates"});
+
+SHAREBENCH_SCENARIO(LuckPair, "luck-pair")
+    ->Describe("one writer updates an eight-number record under a lock; readers copy it")
+    ->MinProcs(2)
+    ->Variant("locked-read", "readers take the writer's lock to copy")
+    ->KnownBug("unlocked-read", "readers copy the record without the lock",
+               sharebench::Expectation{{}, {"consistent-snapshots"}}, 2)
+    ->MustFailUnderChaos({"consistent-snapshots"});
