@@ -51,6 +51,29 @@ TEST(Expectation, PlantedBugMustBeCaught) {
   EXPECT_FALSE(extra.as_expected);
 }
 
+TEST(Exposure, ACheckWithoutItsOwnCountGetsTheStepsItWatched) {
+  Repetition rep;
+  rep.wall_s = 0.25;
+  rep.checks = {{"liveness", Verdict::kPass, {}, "ok"},
+                {"mutual-exclusion", Verdict::kPass, 0.0, "", Exposure{7, "acquisitions found the lock held"}}};
+  WorkerRecord a, b;
+  a.steps = 100;
+  b.steps = 50;
+  rep.workers = {a, b};
+  give_every_check_an_exposure(rep);
+  ASSERT_TRUE(rep.checks[0].exposure.has_value());
+  EXPECT_EQ(rep.checks[0].exposure->count, 150);
+  EXPECT_EQ(rep.checks[0].exposure->what, "worker steps it watched");
+  EXPECT_EQ(rep.checks[1].exposure->count, 7) << "a check's own count is kept";
+  EXPECT_EQ(rep.checks[0].message, "ok") << "the message is left as the check wrote it";
+  rep.workers.clear();  // a program that counts no steps: the repetition's time
+  rep.checks[0].exposure.reset();
+  give_every_check_an_exposure(rep);
+  EXPECT_DOUBLE_EQ(rep.checks[0].exposure->count, 250);
+  mark_unexercised_checks(rep.checks);
+  EXPECT_EQ(rep.checks[0].verdict, Verdict::kPass);
+}
+
 TEST(Exposure, SaysHowOftenACheckWasPutToTheTestAndWhatToRaiseWhenNever) {
   EXPECT_EQ(exposure_text(Exposure{1204, "acquisitions found the lock held"}, "more --procs"),
             "exercised: 1 204 acquisitions found the lock held");

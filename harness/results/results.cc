@@ -81,6 +81,16 @@ bool check_as_expected(const Expectation& e, const Check& c) {
   return c.verdict == Verdict::kPass || c.verdict == Verdict::kNotExercised || listed(e.may_fail, c.name);
 }
 
+void give_every_check_an_exposure(Repetition& rep) {
+  std::int64_t steps = 0;
+  for (const WorkerRecord& w : rep.workers) steps += w.steps;
+  const Exposure watched = steps > 0 ? Exposure{static_cast<double>(steps), "worker steps it watched"}
+                                     : Exposure{rep.wall_s * 1e3, "ms of the repetition it watched"};
+  for (Check& c : rep.checks) {
+    if (!c.exposure) c.exposure = watched;
+  }
+}
+
 void mark_unexercised_checks(std::vector<Check>& checks) {
   for (Check& c : checks) {
     if (c.verdict == Verdict::kPass && c.exposure && c.exposure->count <= 0) c.verdict = Verdict::kNotExercised;

@@ -62,6 +62,13 @@ struct Check {
   std::optional<Exposure> exposure;  // where the check counts how often it was put to the test
 };
 
+// A check that counts no exposure of its own gets the repetition's work as its exposure: the worker
+// steps it watched (the milliseconds of the repetition when no worker counted steps, as a program
+// under `exec` that reports none). Run by the runner before mark_unexercised_checks, so every check
+// in the results says how much it saw; the message is left as the check wrote it.
+struct Repetition;
+void give_every_check_an_exposure(Repetition& rep);
+
 // Every check that passed with an exposure of 0 becomes kNotExercised: run by the runner before a
 // repetition is judged, so no check can pass vacuously, whoever wrote it.
 void mark_unexercised_checks(std::vector<Check>& checks);

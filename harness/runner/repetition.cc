@@ -222,6 +222,7 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
                                     return std::find(disabled.begin(), disabled.end(), c.name) != disabled.end();
                                   }),
                    rep.checks.end());
+  give_every_check_an_exposure(rep);
   mark_unexercised_checks(rep.checks);
   rep.verdict = overall_verdict(rep.checks);
   judge_against(planned.expected, rep);
