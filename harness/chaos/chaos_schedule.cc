@@ -16,21 +16,13 @@
 #include <system_error>
 #include <thread>
 
-#include <fmt/format.h>
-
+#include "harness/chaos/splitmix.h"
 #include "harness/config/cell_config.h"
 #include "harness/util/clock.h"
 
 namespace sharebench {
 
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 struct ChaosState {
   std::uint64_t rng = 0;
@@ -168,18 +160,9 @@ std::int64_t read_ns(clockid_t clock) {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The preempter: a thread beside the worker's that wakes every 20 to 500 µs (seeded; a
-// low-priority worker twice as often, a high-priority one half as often) and, at half of its
-// looks (weighted by priority as the synchronisation points are), when the worker's
-// thread has been computing since the last look (its CPU clock advanced by a tenth of the time
-// passed or more: on a loaded machine a computing thread gets a share of a core), signals it
-// there, wherever it is. A thread blocked in the kernel is left alone: the
-// signal would only cut its system call short. (A CPU-time timer cannot do this: the kernel checks
-// those only at its tick, once in 1 to 4 ms, fewer times than a short worker's whole work.)
-//
-// Its own computing slows the cell too, unseen by the pauses' tally: on a busy machine it takes a
-// worker's core. So it charges its CPU time to the repetition's budget, and while the budget has no
-// room it looks only every 2 ms.
+// The preempter (chaos_schedule.h says what and why): every 20 to 500 µs (seeded, by priority)
+// it looks, and now and then signals the worker's thread when that has been computing. It charges
+// its own CPU time to the budget, and while the budget has no room it looks only every 2 ms.
 class Preempter {
  public:
   Preempter(std::uint64_t seed, const ChaosState* chaos) : rng_(seed), chaos_(chaos) {}
@@ -255,67 +238,6 @@ class Preempter {
 
 }  // namespace
 
-ChaosPhases ChaosPhases::draw(std::uint64_t seed) {
-  ChaosPhases p;
-  std::int64_t t = 0;
-  for (int i = 0; i < kCount; ++i) {
-    // Bursts 1 to 5 ms, shakes 2 to 8 ms: a shake long enough for a pause of a few ms to land in
-    // it, a burst long enough for a short cell's whole work (the first) or many racy windows.
-    const bool burst = i % 2 == 0;
-    const std::uint64_t r = splitmix64(seed);
-    t += burst ? 1'000'000 + static_cast<std::int64_t>(r % 4'000'001) : 2'000'000 + static_cast<std::int64_t>(r % 6'000'001);
-    p.end_ns[i] = t;
-  }
-  p.period_ns = t;
-  p.tick_ns = 10'000 + static_cast<std::int64_t>(splitmix64(seed) % 40'001);
-  return p;
-}
-
-ChaosPhases::At ChaosPhases::at(std::int64_t since_epoch_ns) const {
-  if (period_ns <= 0) return {false, kNoEnd, -1};
-  const std::int64_t t = since_epoch_ns % period_ns;
-  const std::int64_t* it = std::upper_bound(end_ns, end_ns + kCount, t);
-  const int i = static_cast<int>(it - end_ns);
-  return {i % 2 == 0, end_ns[i] - t, since_epoch_ns / period_ns * kCount + i};
-}
-
-const char* to_string(ChaosSite site) {
-  switch (site) {
-    case ChaosSite::kBeforeLock: return "before a lock";
-    case ChaosSite::kHoldingLock: return "holding a lock";
-    case ChaosSite::kBeforeUnlock: return "before an unlock";
-    case ChaosSite::kBeforeBarrier: return "before a barrier";
-    case ChaosSite::kAfterBarrier: return "leaving a barrier";
-    case ChaosSite::kBeat: return "at a beat";
-    case ChaosSite::kPreempted: return "preempted in its own code";
-  }
-  return "?";
-}
-
-std::string describe_recent_chaos(const ChaosTally& tally, std::int64_t start_ns) {
-  std::string out;
-  const std::int64_t n = std::min<std::int64_t>(tally.recorded, ChaosTally::kRecent);
-  for (std::int64_t i = tally.recorded - n; i < tally.recorded; ++i) {
-    const ChaosEvent& e = tally.recent[i % ChaosTally::kRecent];
-    if (!out.empty()) out += "; ";
-    const double at_ms = static_cast<double>(e.at_ns - start_ns) * 1e-6;
-    out += e.pause_us == 0 ? fmt::format("t+{:.1f} ms {}: yield", at_ms, to_string(e.site))
-                           : fmt::format("t+{:.1f} ms {}: pause {} µs", at_ms, to_string(e.site), e.pause_us);
-  }
-  return out;
-}
-
-std::uint64_t chaos_stream_seed(std::uint64_t chaos_seed, const std::string& cell_id, int repetition, int rank) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the id, then mixed with the numbers
-  for (const unsigned char c : cell_id) h = (h ^ c) * 0x100000001b3ULL;
-  std::uint64_t s = chaos_seed ^ h;
-  splitmix64(s);
-  s ^= static_cast<std::uint64_t>(repetition) * 0xd1b54a32d192ed03ULL;
-  splitmix64(s);
-  s ^= static_cast<std::uint64_t>(rank) * 0x8cb92ba72f3d8dd7ULL;
-  return splitmix64(s);
-}
-
 void start_chaos(const CellConfig& cell, int rank, ChaosTally* tally, ChaosBudget* budget) {
   stop_chaos();
   if (cell.chaos_seed == 0 || !tally || !budget) return;
@@ -353,45 +275,6 @@ void stop_chaos() {
 
 namespace {
 
-constexpr std::int64_t kFirstRendezvousNs = 2'000'000;  // at a burst's first tick
-constexpr std::int64_t kRendezvousNs = 300'000;         // at the others
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// A tick's rendezvous: arrive at the gate of tick `tick` and wait until every worker still working
-// has arrived, `bound` has passed, or a later tick's gate opened. Spins first (all leave within a
-// fraction of a microsecond of the last arrival), then yields the core to whoever has not arrived.
-void rendezvous(ChaosState& c, std::int64_t tick, std::int64_t bound) {
-  std::atomic<std::int64_t>& gate = c.budget->gate;
-  std::int64_t g = gate.load(std::memory_order_acquire);
-  for (;;) {
-    const std::int64_t at = g >> 16;
-    if (at > tick) return;  // the others are past it already
-    const std::int64_t next = at < tick ? (tick << 16) | 1 : g + 1;
-    if (gate.compare_exchange_weak(g, next, std::memory_order_acq_rel)) break;
-  }
-  const std::int64_t start = monotonic_ns();
-  const std::int64_t until = start + bound;
-  for (int spins = 0;; ++spins) {
-    g = gate.load(std::memory_order_acquire);
-    const int working = c.procs - c.budget->finished.load(std::memory_order_acquire);
-    if ((g >> 16) != tick || (g & 0xffff) >= working) break;
-    if ((spins & 63) == 0 && monotonic_ns() >= until) break;
-    if (spins < 4096) {
-      cpu_relax();
-    } else {
-      ::sched_yield();
-    }
-  }
-  c.budget->paused_ns.fetch_add(monotonic_ns() - start, std::memory_order_relaxed);
-}
-
 // Where a worker may wait for the others: not while it holds a lock they may need.
 bool may_meet_at(ChaosSite site) {
   return site == ChaosSite::kBeat || site == ChaosSite::kBeforeLock || site == ChaosSite::kBeforeBarrier;
@@ -428,7 +311,8 @@ void chaos_point(ChaosSite site) {
       const std::int64_t bound = std::min(first ? kFirstRendezvousNs : kRendezvousNs, phase.ends_in_ns);
       if (fits(*c, c->budget->paused_ns.load(std::memory_order_relaxed), bound, now)) {
         ++tally.rendezvous;
-        rendezvous(*c, tick, bound);
+        const std::int64_t waited = meet_at_tick(c->budget->gate, c->budget->finished, c->procs, tick, bound);
+        c->budget->paused_ns.fetch_add(waited, std::memory_order_relaxed);
       }
     }
     return;

@@ -14,25 +14,8 @@
 // kernel is never signalled. (A CPU-time timer would be simpler, but the kernel checks those only
 // at its tick, 1 to 4 ms: fewer times than a short worker's whole work.)
 //
-// Overlap bursts: a data race with a window of one instruction (`tally += 1`, a copy of a few
-// words) needs two workers running at once, and pauses serialise them: chaos that only paused would
-// hide such races (measured: a plain `+= 1` at 2 000 steps caught 1 to 4 times in 10 with the
-// pauses alone, 8 to 10 without chaos). So time after the start barrier alternates between
-// bursts, where nothing is perturbed and the preempters sleep, and shakes, where everything above
-// applies. The phases are drawn from the seed once per repetition, the same for every worker, on
-// one clock whose origin is the moment the first worker leaves the start barrier: the workers are
-// released together into the first burst (1 to 5 ms, long enough to hold a short cell's whole
-// work, so a short cell runs as it would without chaos), and every pause injected during a shake
-// ends by the shake's end, so all of them come back together as the next burst begins.
-//
-// Inside a burst the workers are released together again and again: the burst's clock ticks
-// every 100 to 400 µs (seeded), and at its first beat (or lock or barrier about to be waited on)
-// after a tick each worker waits for the others to reach theirs, spinning, then yielding its core:
-// at most 2 ms at a burst's first tick, 300 µs at the others, never past the burst, and only while
-// the budget has room. All leave the rendezvous within a fraction of a microsecond of each other
-// and run their next step at once, which is when a one-instruction window meets another worker's.
-// (Released from a barrier, a worker may still not run until another has finished its short work
-// on a busy machine; the rendezvous makes them all be running at once.)
+// Overlap bursts (overlap_bursts.h) alternate with the perturbation above: pausing alone would
+// serialise the workers and hide a race that needs two of them running at once.
 //
 // The budget is the cell's, shared by its workers: what the chaos costs all of them (P: the sleeps
 // and pauses injected, charged as long as they really lasted, yields, the preempters' own CPU
@@ -46,6 +29,8 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+
+#include "harness/chaos/overlap_bursts.h"
 
 namespace sharebench {
 
@@ -103,21 +88,6 @@ struct ChaosBudget {
   std::atomic<std::int32_t> finished{0};   // workers whose work() returned: never arriving again
 };
 
-// The shared phases of a repetition: bursts (nothing perturbed) and shakes, alternating, the
-// first a burst. Pure: the same seed and time give the same phase in every worker.
-struct ChaosPhases {
-  static constexpr int kCount = 64;  // then the plan repeats
-  std::int64_t end_ns[kCount] = {};  // each phase's end, from the epoch
-  std::int64_t period_ns = 0;
-  std::int64_t tick_ns = 0;  // a burst's rendezvous period
-  static ChaosPhases draw(std::uint64_t seed);
-  struct At {
-    bool burst;
-    std::int64_t ends_in_ns;  // time left in this phase
-    std::int64_t number;      // the phase's number since the epoch (bursts are the even ones)
-  };
-  At at(std::int64_t since_epoch_ns) const;
-};
 
 // The worker side, from run_worker: perturb this thread's synchronisation points for the cell's
 // chaos seed (nothing when it is 0), counting into `tally` and drawing on the repetition's

@@ -32,10 +32,10 @@ struct SnapshotMonitor {
   std::atomic<std::int64_t> torn{0};
   std::atomic<std::int64_t> worst_spread{0};  // versions between the oldest and newest element seen
   // Exposure: the newest version any snapshot held, and how many snapshots moved it. Each move
-  // after the first is a write that landed between two reads: the readers ran while the writer
+  // after the first snapshot is a write that landed between two reads: the readers ran while the writer
   // wrote. None means every copy was taken of a value that never changed (the writer was done
   // first, or had not begun), and a clean verdict would be vacuous.
-  std::atomic<std::int64_t> newest{0};
+  std::atomic<std::int64_t> newest{-1};  // -1: no snapshot yet
   std::atomic<std::int64_t> newer_seen{0};
 
   // Records one snapshot a reader copied; returns true when it was torn.
