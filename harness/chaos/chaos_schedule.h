@@ -88,7 +88,6 @@ struct ChaosBudget {
   std::atomic<std::int32_t> finished{0};   // workers whose work() returned: never arriving again
 };
 
-
 // The worker side, from run_worker: perturb this thread's synchronisation points for the cell's
 // chaos seed (nothing when it is 0), counting into `tally` and drawing on the repetition's
 // `budget`; stop_chaos() as work() returns.
