@@ -43,6 +43,11 @@ TEST(ChaosPhases, ABurstComesFirstAndPhasesAlternate) {
   const ChaosPhases::At again = p.at(p.period_ns + 10);
   EXPECT_TRUE(again.burst);
   EXPECT_EQ(again.number, ChaosPhases::kCount);
+  // Before the start barrier's release there are no phases: a shake with no end.
+  EXPECT_FALSE(p.at(0, 1'000).burst);
+  EXPECT_FALSE(p.at(5'000, 1'000).burst);
+  EXPECT_GT(p.at(0, 1'000).ends_in_ns, p.period_ns);
+  EXPECT_TRUE(p.at(5'000, 5'000).burst);
   EXPECT_GE(p.tick_ns, 10'000);
   EXPECT_LE(p.tick_ns, 50'000);
 }

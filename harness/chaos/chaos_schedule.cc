@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <climits>
 #include <memory>
 #include <system_error>
 #include <thread>
@@ -50,15 +49,10 @@ struct ChaosState {
 // Per thread: under the thread start method each rank runs on a thread of its own.
 thread_local ChaosState* t_chaos = nullptr;
 
-constexpr std::int64_t kNoEnd = INT64_MAX / 4;
-
-// Where this repetition's phases stand now. Before the start barrier (or in a scenario that never
-// waits at it) there is no epoch: a shake with no end, as chaos was before bursts.
-// Async-signal-safe (the preemption handler calls it).
+// Where this repetition's phases stand now (overlap_bursts.h). Async-signal-safe (the
+// preemption handler calls it).
 ChaosPhases::At phase_now(const ChaosState& c, std::int64_t now) {
-  const std::int64_t epoch = c.budget->epoch_ns.load(std::memory_order_acquire);
-  if (epoch == 0 || now < epoch) return {false, kNoEnd, -1};
-  return c.phases.at(now - epoch);
+  return c.phases.at(c.budget->epoch_ns.load(std::memory_order_acquire), now);
 }
 
 // How likely a perturbation is at each site. Holding a lock is where widening a window matters

@@ -50,6 +50,11 @@ ChaosPhases::At ChaosPhases::at(std::int64_t since_epoch_ns) const {
   return {i % 2 == 0, end_ns[i] - t, since_epoch_ns / period_ns * kCount + i};
 }
 
+ChaosPhases::At ChaosPhases::at(std::int64_t epoch_ns, std::int64_t now_ns) const {
+  if (epoch_ns == 0 || now_ns < epoch_ns) return {false, kNoEnd, -1};
+  return at(now_ns - epoch_ns);
+}
+
 std::int64_t meet_at_tick(std::atomic<std::int64_t>& gate, const std::atomic<std::int32_t>& finished, int procs,
                           std::int64_t tick, std::int64_t bound_ns) {
   std::int64_t g = gate.load(std::memory_order_acquire);

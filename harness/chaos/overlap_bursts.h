@@ -43,6 +43,9 @@ struct ChaosPhases {
     std::int64_t number;      // the phase's number since the epoch (bursts are the even ones)
   };
   At at(std::int64_t since_epoch_ns) const;
+  // At `now_ns` for a clock started at `epoch_ns`; before the epoch (0: not started, or a scenario
+  // that never waits at the start barrier) a shake with no end, as chaos was before bursts.
+  At at(std::int64_t epoch_ns, std::int64_t now_ns) const;
 };
 
 // A tick's rendezvous on `gate` ((tick << 16) | workers arrived, in the repetition's shared
