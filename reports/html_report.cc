@@ -350,7 +350,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .summary{color:#57606a}.warning{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:16px}
 .chart{border:1px solid #d8dee4;border-radius:6px;padding:8px;height:340px;display:flex;flex-direction:column}
-.headline .chart{height:300px}.note{font-size:12px;color:#57606a;margin:2px 0 0}
+.headline .chart{height:var(--headline-height,300px)}.note{font-size:12px;color:#57606a;margin:2px 0 0}
 #answer ul.verdicts{margin:4px 0 8px;padding-left:20px}#answer li{margin:2px 0}h3{font-size:15px;margin:12px 0 4px}
 details>summary{cursor:pointer;color:#0969da;margin:6px 0}
 .chart .canvas{position:relative;flex:1;min-height:0}.picker{font-size:12px;color:#57606a;align-self:flex-end}
@@ -439,6 +439,16 @@ const char* kScript = R"js(
       });
     }
   };
+  // The headline's first row fits the window under the answer (down to 200 px a chart): warnings or
+  // a long recommendation must not push the charts that answer below the first screen.
+  // A box's height is its content's: its padding and border come on top.
+  const head = document.getElementById('headline');
+  const box = head && head.querySelector('.chart');
+  if (box) {
+    const frame = box.offsetHeight - parseFloat(getComputedStyle(box).height);
+    const room = Math.floor(window.innerHeight - head.getBoundingClientRect().top - frame - 8);
+    if (room < 300) head.style.setProperty('--headline-height', Math.max(200, room) + 'px');
+  }
   all.headline.forEach(draw);
   // What a reader sees before scrolling: the answer and the headline charts wholly on the first screen.
   const seen = [];
@@ -514,8 +524,11 @@ std::string render_html(const RunResult& run) {
   if (const std::string line = measurement_conditions_line(run); !line.empty()) {
     page += fmt::format("<p class=\"summary\">Measured under: {}.</p>\n", html_escape(line));
   }
-  for (const std::string& w : measurement_warnings(run)) {
-    page += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", html_escape(w));
+  // Every warning in one box, one sentence each: the box sits above the answer and must stay short.
+  if (const std::vector<std::string> warnings = measurement_warnings(run); !warnings.empty()) {
+    std::string text;
+    for (const std::string& w : warnings) text += fmt::format("{}{}.", text.empty() ? "" : " ", html_escape(w));
+    page += fmt::format("<p class=\"warning\">{}: {}</p>\n", warnings.size() == 1 ? "Warning" : "Warnings", text);
   }
   page += answer.section;
   page += "<div class=\"charts headline\" id=\"headline\">\n" + chart_boxes(headline) + "</div>\n";
