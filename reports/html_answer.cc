@@ -187,7 +187,12 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
 }
 
 std::string ranked_rows(const RankingGroup& g) {
-  std::string rows;
+  std::string rows = "<tr><th></th><th>strategy</th><th>its figures</th></tr>\n";
+  for (const RankedStrategy& s : g.strategies) {
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", s.tied_with_best ? "=" : "", html_escape(s.strategy),
+                        html_escape(ranked_figures(s, g.unit)));
+  }
+  rows += "<tr><th></th><th>cell</th><th>its figures</th></tr>\n";
   for (const RankedCell& r : g.ranked) {
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", r.tied_with_best ? "=" : "", html_escape(r.cell),
                         html_escape(ranked_figures(r, g.unit)));
@@ -198,18 +203,19 @@ std::string ranked_rows(const RankingGroup& g) {
 std::string answer_section(const RunResult& run, const Recommendation& rec) {
   std::string policy = repetition_policy_line(run);
   policy[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(policy[0])));
-  std::string out = fmt::format("<section id=\"answer\"><h2>Recommendation</h2>\n<p class=\"summary\">The fastest cells "
-                                "that passed every check and converged; = marks a tie (95 % intervals overlap). {}.</p>\n<ul class=\"verdicts\">\n",
+  std::string out = fmt::format("<section id=\"answer\"><h2>Recommendation</h2>\n<p class=\"summary\">The fastest strategies "
+                                "that passed every check and converged; = marks a tie (95 % intervals overlap); a strategy's "
+                                "start methods are pooled when they ran alike. {}.</p>\n<ul class=\"verdicts\">\n",
                                 html_escape(policy));
   if (rec.empty()) out += "<li>Nothing to rank: no cell of training, inference or messages passed every check.</li>\n";
   for (const RankingGroup& g : rec.groups) {
-    const RankedCell& top = g.ranked.front();
+    const RankedStrategy& top = g.strategies.front();
     out += fmt::format("<li><b>{}</b>: {} <span class=\"summary\">({})</span></li>\n", html_escape(group_title(g)),
                        html_escape(g.verdict), html_escape(ranked_figures(top, g.unit)));
   }
   out += "</ul>\n";
   if (!rec.groups.empty()) {
-    out += "<details id=\"ranked\"><summary>Every ranked cell, with its interval, memory and launch cost</summary>\n";
+    out += "<details id=\"ranked\"><summary>Every ranked strategy and cell, with its interval, memory and launch cost</summary>\n";
     for (const RankingGroup& g : rec.groups) {
       out += fmt::format("<h3>{}</h3>\n<table class=\"ranked\">\n{}</table>\n", html_escape(group_title(g)), ranked_rows(g));
     }

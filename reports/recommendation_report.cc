@@ -57,6 +57,22 @@ std::string ranked_figures(const RankedCell& r, const std::string& unit) {
   return s;
 }
 
+std::string ranked_figures(const RankedStrategy& s, const std::string& unit) {
+  std::string reps = fmt::format("{} rep{}", s.rate.n, s.rate.n == 1 ? "" : "s");
+  if (s.starts.size() > 1) {
+    std::string starts;
+    for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
+    reps += s.pooled ? fmt::format(": {} alike", starts) : fmt::format(", {} alone: start methods differ", s.starts.front());
+  } else {
+    reps += ", " + s.starts.front();
+  }
+  std::string out = fmt::format("{:.0f} {} {} ({})", s.rate.mean, unit, interval_text(s.rate), reps);
+  if (!s.settled && s.rate.bounded()) out += ", not settled";
+  if (s.uss_mb > 0) out += fmt::format(", {:.0f} MiB/worker", s.uss_mb);
+  if (s.launch_ms > 0) out += fmt::format(", launch {:.0f} ms under {}", s.launch_ms, to_string(s.start));
+  return out;
+}
+
 std::string group_title(const RankingGroup& g) {
   return fmt::format("{}, {} process{} ({}, batch {})", to_string(g.kind), g.procs, g.procs == 1 ? "" : "es", g.model,
                      g.batch);
@@ -64,8 +80,9 @@ std::string group_title(const RankingGroup& g) {
 
 std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
-  std::string out = "Recommendation: the fastest cells that passed every check and converged, by kind of work and "
-                    "process count (ties are cells whose 95 % intervals overlap the fastest's)\n";
+  std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and "
+                    "process count (ties are strategies whose 95 % intervals overlap the fastest's; a strategy's start "
+                    "methods are pooled when they ran alike)\n";
   out += "  " + repetition_policy_line(run) + "\n";
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
   // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
@@ -74,12 +91,12 @@ std::string render_recommendation_console(const RunResult& run, int top) {
     out += fmt::format("  {}: {}\n", group_title(g), g.verdict);
     if (top == 0) continue;
     int shown = 0;
-    for (const RankedCell& r : g.ranked) {
+    for (const RankedStrategy& s : g.strategies) {
       if (shown == top) {
-        out += fmt::format("      ... {} more (report.md, results.json)\n", g.ranked.size() - shown);
+        out += fmt::format("      ... {} more (report.md, results.json)\n", g.strategies.size() - shown);
         break;
       }
-      out += fmt::format("    {} {:<34} {}\n", r.tied_with_best ? "=" : " ", r.cell, ranked_figures(r, g.unit));
+      out += fmt::format("    {} {:<28} {}\n", s.tied_with_best ? "=" : " ", s.strategy, ranked_figures(s, g.unit));
       ++shown;
     }
   }
@@ -89,20 +106,35 @@ std::string render_recommendation_console(const RunResult& run, int top) {
 
 std::string render_recommendation_markdown(const RunResult& run) {
   const Recommendation rec = recommend(run);
-  std::string out = "## Recommendation\n\nThe fastest cells that passed every check and converged, by kind of work and "
-                    "process count. Cells marked = are tied with the fastest: their 95 % intervals overlap.\n\n";
+  std::string out = "## Recommendation\n\nThe fastest strategies that passed every check and converged, by kind of work and "
+                    "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap. A "
+                    "strategy's start methods are pooled when their intervals overlap (a start method changes how a "
+                    "worker begins, not the loop it runs), and the one to use is the one that launched quickest.\n\n";
   out += repetition_policy_line(run) + ".\n\n";
   if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
   for (const RankingGroup& g : rec.groups) {
-    out += fmt::format("**{}**: {}\n\n| | cell | {} | 95 % interval | reps | MiB/worker | launch ms |\n|---|---|---:|---|---:|---:|---:|\n",
+    out += fmt::format("**{}**: {}\n\n| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
+                       "|---|---|---|---:|---|---:|---|---:|---:|\n",
                        group_title(g), g.verdict, g.unit);
+    for (const RankedStrategy& s : g.strategies) {
+      std::string starts;
+      for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
+      if (s.starts.size() > 1) starts += s.pooled ? " (pooled)" : " (differ)";
+      out += fmt::format("| {} | {} | {} | {:.0f} | {}{} | {} | {} | {} | {} |\n", s.tied_with_best ? "=" : "", s.strategy,
+                         to_string(s.start), s.rate.mean, interval_text(s.rate),
+                         s.settled || !s.rate.bounded() ? "" : " (not settled)", s.rate.n, starts,
+                         s.uss_mb > 0 ? fmt::format("{:.0f}", s.uss_mb) : "-", s.launch_ms > 0 ? fmt::format("{:.0f}", s.launch_ms) : "-");
+    }
+    out += fmt::format("\n<details><summary>Every cell of {}</summary>\n\n| | cell | {} | 95 % interval | reps | MiB/worker | launch ms |\n"
+                       "|---|---|---:|---|---:|---:|---:|\n",
+                       group_title(g), g.unit);
     for (const RankedCell& r : g.ranked) {
       out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", r.tied_with_best ? "=" : "", r.cell, r.rate.mean,
                          interval_text(r.rate), r.settled || !r.rate.bounded() ? "" : " (not settled)", r.rate.n,
                          r.uss_mb > 0 ? fmt::format("{:.0f}", r.uss_mb) : "-",
                          r.launch_ms > 0 ? fmt::format("{:.0f}", r.launch_ms) : "-");
     }
-    out += "\n";
+    out += "\n</details>\n\n";
   }
   if (!rec.excluded.empty()) {
     out += fmt::format("<details><summary>Not ranked: {}</summary>\n\n", exclusions_line(rec));

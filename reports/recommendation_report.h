@@ -1,6 +1,7 @@
 // The recommendation (harness/results/recommendation.h) as the console and Markdown reports open
-// with it: per kind of work and process count, the verdict sentence, then the ranked cells with
-// their interval, repetitions, memory per worker and launch cost; then what was not ranked and why.
+// with it: per kind of work and process count, the verdict sentence, then the ranked strategies (and,
+// in Markdown, every cell) with their interval, repetitions, memory per worker and launch cost; then
+// what was not ranked and why.
 // The HTML page draws the same answer from the same function (html_answer.cc).
 #pragma once
 
@@ -17,13 +18,17 @@ std::string repetition_policy_line(const RunResult& run);
 std::string exclusions_line(const Recommendation& rec);
 // One ranked cell's figures: "3164 steps/s ±2.1 % (5 reps), 12 MiB/worker, launch 15 ms".
 std::string ranked_figures(const RankedCell& r, const std::string& unit);
+// One ranked strategy's: "3164 steps/s ±2.1 % (15 reps: fork, spawn, forkserver alike), 12 MiB/worker,
+// launch 15 ms under fork".
+std::string ranked_figures(const RankedStrategy& s, const std::string& unit);
 // "training, 2 processes (mlp, batch 32)".
 std::string group_title(const RankingGroup& g);
 
-// The console's opening section; `top` ranked cells per group, the rest counted (none with one
+// The console's opening section; `top` ranked strategies per group, the rest counted (none with one
 // repetition per cell: the tables below hold the same figures, and there are no intervals).
 std::string render_recommendation_console(const RunResult& run, int top);
-// The Markdown report's opening section: every ranked cell, and every exclusion in a folded list.
+// The Markdown report's opening section: every ranked strategy, every ranked cell (folded), and
+// every exclusion in a folded list.
 std::string render_recommendation_markdown(const RunResult& run);
 
 }  // namespace sharebench

@@ -1,5 +1,5 @@
-// The recommendation and --repetitions auto: the 95 % interval, ranking with ties, what is left out
-// and why, the calibration pilot, the scheduler's order (a race: contenders first) and its budget,
+// The recommendation and --repetitions auto: the 95 % interval, ranking strategies with ties, start
+// methods pooled when they ran alike (and settling together), what is left out and why, the calibration pilot, the scheduler's order (a race: contenders first) and its budget,
 // and the results file's form of all of it; and the guard on scenario options named like a flag.
 #include <gtest/gtest.h>
 
@@ -47,22 +47,73 @@ TEST(MeanInterval, StudentTOnASmallSample) {
   EXPECT_NEAR(student_t_975(60), 2.0, 0.005);
 }
 
-TEST(Recommendation, RanksStatesTiesAsTiesAndSaysByHowMuch) {
+TEST(Recommendation, RanksStrategiesStatesTiesAsTiesAndSaysByHowMuch) {
   RunResult run;
-  run.cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {90, 91, 89, 90}));
   run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100, 101, 99, 100}));
+  run.cells.push_back(training_cell("locked", StartMethod::kFork, 2, {90, 91, 89, 90}));
   Recommendation rec = recommend(run);
   ASSERT_EQ(rec.groups.size(), 1u);
   EXPECT_EQ(rec.groups[0].best(), std::vector<std::string>{"hogwild/lock-free@fork:2"});
-  EXPECT_EQ(rec.groups[0].verdict, "hogwild/lock-free@fork:2, 11 % ahead of hogwild/lock-free@spawn:2");
+  EXPECT_EQ(rec.groups[0].best_strategies(), std::vector<std::string>{"hogwild/lock-free"});
+  EXPECT_EQ(rec.groups[0].verdict, "hogwild/lock-free, 11 % ahead of hogwild/locked; start it with fork (the only start "
+                                   "method measured)");
 
-  run.cells.push_back(training_cell("lock-free", StartMethod::kForkserver, 2, {99, 102, 97, 100}));
+  run.cells.push_back(training_cell("update-only", StartMethod::kFork, 2, {99, 102, 97, 100}));
   rec = recommend(run);
+  EXPECT_EQ(rec.groups[0].best_strategies().size(), 2u);
   EXPECT_EQ(rec.groups[0].best().size(), 2u);
   EXPECT_NE(rec.groups[0].verdict.find("not distinguishable at this budget"), std::string::npos) << rec.groups[0].verdict;
   // a process count is a group of its own
   run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 1, {60, 61, 59}));
   EXPECT_EQ(recommend(run).groups.size(), 2u);
+}
+
+// A start method changes how a worker begins, not its loop: start methods that ran alike are one
+// measurement (their repetitions pooled: a narrower interval), and the quickest launch is the advice.
+TEST(Recommendation, PoolsStartMethodsThatRanAlikeAndAdvisesTheQuickestLaunch) {
+  RunResult run;
+  run.cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {101, 97, 103}));
+  run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {99, 100, 98}));
+  run.cells.push_back(training_cell("lock-free", StartMethod::kForkserver, 2, {100, 104, 96}));
+  run.cells[0].repetitions[0].metrics["launch_s_max"] = 0.6;
+  for (Repetition& r : run.cells[1].repetitions) r.metrics["launch_s_max"] = 0.006;
+  const Recommendation rec = recommend(run);
+  ASSERT_EQ(rec.groups.size(), 1u);
+  ASSERT_EQ(rec.groups[0].strategies.size(), 1u);
+  const RankedStrategy& s = rec.groups[0].strategies[0];
+  EXPECT_TRUE(s.pooled);
+  EXPECT_EQ(s.rate.n, 9);
+  EXPECT_NEAR(s.rate.mean, 99.777, 0.01);
+  EXPECT_LT(s.rate.relative_half_width(), rec.groups[0].ranked[0].rate.relative_half_width());
+  EXPECT_EQ(s.start, StartMethod::kFork);
+  EXPECT_EQ(s.cell, "hogwild/lock-free@fork:2");
+  EXPECT_EQ(rec.groups[0].best().size(), 3u);  // every start method is marked =
+  EXPECT_NE(rec.groups[0].verdict.find("start it with fork (its start methods ran alike; fork launched quickest, 6 ms against "),
+            std::string::npos) << rec.groups[0].verdict;
+  EXPECT_NE(rec.groups[0].verdict.find("for spawn"), std::string::npos) << rec.groups[0].verdict;
+}
+
+TEST(Recommendation, RanksAStrategyWhoseStartMethodsDifferByItsFastest) {
+  RunResult run;
+  run.cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {150, 151, 149}));
+  run.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100, 101, 99}));
+  run.cells.push_back(training_cell("locked", StartMethod::kFork, 2, {120, 121, 119}));
+  const Recommendation rec = recommend(run);
+  ASSERT_EQ(rec.groups[0].strategies.size(), 2u);
+  const RankedStrategy& s = rec.groups[0].strategies[0];
+  EXPECT_EQ(s.strategy, "hogwild/lock-free");
+  EXPECT_FALSE(s.pooled);
+  EXPECT_EQ(s.rate.n, 3);
+  EXPECT_DOUBLE_EQ(s.rate.mean, 150);
+  EXPECT_EQ(s.start, StartMethod::kSpawn);  // the fork cell runs slower: it does not count, whatever its launch
+  EXPECT_EQ(rec.groups[0].best(), std::vector<std::string>{"hogwild/lock-free@spawn:2"});
+  EXPECT_NE(rec.groups[0].verdict.find("its start methods differ: spawn ran fastest"), std::string::npos) << rec.groups[0].verdict;
+  // Measured once each, start methods cannot be shown to run alike: nothing is pooled.
+  RunResult once;
+  once.cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {150}));
+  once.cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100}));
+  EXPECT_FALSE(recommend(once).groups[0].strategies[0].pooled);
+  EXPECT_EQ(recommend(once).groups[0].strategies[0].rate.n, 1);
 }
 
 TEST(Recommendation, LeavesOutWhatCannotBeRankedAndSaysWhy) {
@@ -133,6 +184,22 @@ TEST(AutoRepetitions, RacesTheContendersFirstAndStopsAtTheBudget) {
   EXPECT_TRUE(unsettled_cells(settled, policy).empty());
 }
 
+TEST(AutoRepetitions, StartMethodsThatRanAlikeSettleTogether) {
+  AutoRepetitions policy;
+  policy.budget_s = 100;
+  // Each ±15 % alone; pooled, nine repetitions are within ±4 %.
+  std::vector<CellResult> cells;
+  cells.push_back(training_cell("lock-free", StartMethod::kFork, 2, {100, 106, 94}));
+  cells.push_back(training_cell("lock-free", StartMethod::kSpawn, 2, {101, 107, 95}));
+  cells.push_back(training_cell("lock-free", StartMethod::kForkserver, 2, {99, 105, 93}));
+  for (const CellResult& c : cells) EXPECT_FALSE(repetitions_settled(c, policy));
+  EXPECT_TRUE(unsettled_cells(cells, policy).empty());
+  EXPECT_EQ(next_repetition(cells, policy, 0), std::nullopt);
+  // Below its minimum of repetitions a cell still gets its own, pooled or not.
+  cells[2] = training_cell("lock-free", StartMethod::kForkserver, 2, {99, 101});
+  EXPECT_EQ(next_repetition(cells, policy, 0), std::optional<std::size_t>(2));
+}
+
 TEST(AutoRepetitions, ThePolicyAndTheAnswerAreInTheResultsFile) {
   RunResult run;
   run.run_id = "r";
@@ -143,6 +210,9 @@ TEST(AutoRepetitions, ThePolicyAndTheAnswerAreInTheResultsFile) {
   EXPECT_EQ(j.at("repetition_policy").at("budget_s"), 600);
   EXPECT_EQ(j.at("recommendation").at("groups").at(0).at("best").at(0), "hogwild/lock-free@fork:2");
   EXPECT_NEAR(j.at("recommendation").at("groups").at(0).at("ranked").at(0).at("mean").get<double>(), 100, 1e-9);
+  EXPECT_EQ(j.at("recommendation").at("groups").at(0).at("best_strategies").at(0), "hogwild/lock-free");
+  EXPECT_EQ(j.at("recommendation").at("groups").at(0).at("strategies").at(0).at("start"), "fork");
+  EXPECT_EQ(j.at("recommendation").at("groups").at(0).at("strategies").at(0).at("repetitions"), 3);
   const RunResult back = results_from_json(j);
   EXPECT_TRUE(back.repetitions.automatic);
   EXPECT_TRUE(back.repetitions.budget_ran_out);

@@ -1,4 +1,5 @@
-// The recommendation: ranking the cells that qualify, stating ties as ties, naming what was left out.
+// The recommendation: ranking the strategies and cells that qualify, pooling a strategy's start methods
+// when they ran alike, stating ties as ties, naming what was left out.
 #include "harness/results/recommendation.h"
 
 #include <algorithm>
@@ -52,24 +53,93 @@ double mean_of(const CellResult& cell, const char* metric) {
   return n == 0 ? 0 : sum / n;
 }
 
-std::string verdict_of(const RankingGroup& g) {
-  const RankedCell& best = g.ranked.front();
-  if (g.ranked.size() == 1) return fmt::format("{} (the only cell that qualified)", best.cell);
-  if (!best.rate.bounded()) {
-    return fmt::format("{} was the fastest of {} once, but with one repetition nothing is told from noise (all tied)",
-                       best.cell, g.ranked.size());
+std::vector<double> throughput_values(const CellResult& cell) {
+  const std::string metric = ranking_metric(cell.kind);
+  std::vector<double> values;
+  for (const Repetition* r : measured_repetitions(cell)) {
+    const auto it = r->metrics.find(metric);
+    if (it != r->metrics.end() && std::isfinite(it->second)) values.push_back(it->second);
   }
-  const std::vector<std::string> tied = g.best();
+  return values;
+}
+
+// One strategy from its cells (fastest first) and their figures. Its start methods are pooled only
+// when each has an interval (two repetitions or more) and every pair of those overlaps: a start
+// method measured once cannot be shown to run like the others.
+RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
+                             double settle, std::vector<bool>& counts) {
+  RankedStrategy s;
+  s.strategy = cells.front()->strategy;
+  for (const RankedCell* c : cells) s.starts.emplace_back(to_string(c->start));
+  s.pooled = cells.size() > 1;
+  for (std::size_t i = 0; i < cells.size() && s.pooled; ++i) {
+    s.pooled = cells[i]->rate.bounded();
+    for (std::size_t j = i + 1; j < cells.size() && s.pooled; ++j) s.pooled = cells[i]->rate.overlaps(cells[j]->rate);
+  }
+  counts.assign(cells.size(), false);
+  if (s.pooled) {
+    std::vector<double> all;
+    for (const auto& v : values) all.insert(all.end(), v.begin(), v.end());
+    s.rate = mean_interval_95(all);
+    counts.assign(cells.size(), true);
+  } else {
+    s.rate = cells.front()->rate;
+    for (std::size_t i = 0; i < cells.size(); ++i) counts[i] = i == 0 || (cells[i]->rate.bounded() && cells[0]->rate.bounded() &&
+                                                                           cells[i]->rate.overlaps(cells[0]->rate));
+  }
+  // The start method to use: the quickest launch among those that count (a launch not measured, 0,
+  // never wins over one that was).
+  const RankedCell* use = cells.front();
+  for (std::size_t i = 1; i < cells.size(); ++i) {
+    const RankedCell* c = cells[i];
+    if (counts[i] && c->launch_ms > 0 && (use->launch_ms <= 0 || c->launch_ms < use->launch_ms)) use = c;
+  }
+  s.start = use->start;
+  s.cell = use->cell;
+  s.uss_mb = use->uss_mb;
+  s.launch_ms = use->launch_ms;
+  s.settled = s.rate.relative_half_width() <= settle;
+  return s;
+}
+
+// How to start the strategy, and why that start method: "fork (its start methods ran alike; fork
+// launched quickest, 6 ms against 590 ms for spawn)".
+std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
+  if (s.starts.size() == 1) return fmt::format("{} (the only start method measured)", to_string(s.start));
+  const RankedCell* slowest = nullptr;
+  for (const RankedCell& c : ranked) {
+    if (c.strategy == s.strategy && c.launch_ms > 0 && (!slowest || c.launch_ms > slowest->launch_ms)) slowest = &c;
+  }
+  const std::string launch = s.launch_ms > 0 && slowest && slowest->start != s.start
+                                 ? fmt::format("{} launched quickest, {:.0f} ms against {:.0f} ms for {}", to_string(s.start),
+                                               s.launch_ms, slowest->launch_ms, to_string(slowest->start))
+                                 : fmt::format("{} launched quickest", to_string(s.start));
+  if (s.pooled) return fmt::format("{} (its start methods ran alike; {})", to_string(s.start), launch);
+  if (!s.rate.bounded()) return fmt::format("{} (its fastest start method, measured once)", to_string(s.start));
+  return fmt::format("{} (its start methods differ: {} ran fastest; {})", to_string(s.start), s.starts.front(), launch);
+}
+
+std::string verdict_of(const RankingGroup& g) {
+  const RankedStrategy& best = g.strategies.front();
+  const std::string how = start_advice(best, g.ranked);
+  if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified); start it with {}", best.strategy, how);
+  if (!best.rate.bounded()) {
+    return fmt::format("{} was the fastest of {} strategies once, but with one repetition nothing is told from noise "
+                       "(all tied)", best.strategy, g.strategies.size());
+  }
+  const std::vector<std::string> tied = g.best_strategies();
   if (tied.size() > 3) {
-    return fmt::format("not distinguishable at this budget: the {} cells marked =, led by {}", tied.size(), best.cell);
+    return fmt::format("not distinguishable at this budget: the {} strategies marked =, led by {}; start it with {}",
+                       tied.size(), best.strategy, how);
   }
   if (tied.size() > 1) {
     std::string names;
     for (const std::string& t : tied) names += (names.empty() ? "" : ", ") + t;
-    return fmt::format("not distinguishable at this budget: {}", names);
+    return fmt::format("not distinguishable at this budget: {}; start {} with {}", names, best.strategy, how);
   }
-  const RankedCell& second = g.ranked[1];
-  return fmt::format("{}, {} ahead of {}", best.cell, percent_text(best.rate.mean / second.rate.mean - 1), second.cell);
+  const RankedStrategy& second = g.strategies[1];
+  return fmt::format("{}, {} ahead of {}; start it with {}", best.strategy,
+                     percent_text(best.rate.mean / second.rate.mean - 1), second.strategy, how);
 }
 
 }  // namespace
@@ -100,15 +170,7 @@ std::vector<const Repetition*> measured_repetitions(const CellResult& cell) {
   return out.empty() ? pilots : out;
 }
 
-MeanInterval throughput_interval(const CellResult& cell) {
-  const std::string metric = ranking_metric(cell.kind);
-  std::vector<double> values;
-  for (const Repetition* r : measured_repetitions(cell)) {
-    const auto it = r->metrics.find(metric);
-    if (it != r->metrics.end() && std::isfinite(it->second)) values.push_back(it->second);
-  }
-  return mean_interval_95(values);
-}
+MeanInterval throughput_interval(const CellResult& cell) { return mean_interval_95(throughput_values(cell)); }
 
 std::optional<Exclusion> ranking_exclusion(const CellResult& cell) {
   const auto out = [&](const char* category, std::string why) {
@@ -138,6 +200,14 @@ std::vector<std::string> RankingGroup::best() const {
   return out;
 }
 
+std::vector<std::string> RankingGroup::best_strategies() const {
+  std::vector<std::string> out;
+  for (const RankedStrategy& s : strategies) {
+    if (s.tied_with_best) out.push_back(s.strategy);
+  }
+  return out;
+}
+
 Recommendation recommend(const RunResult& run) {
   return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0);
 }
@@ -148,6 +218,7 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
   const double settle = target > 0 ? target : 0.05;
   // kind, processes, model and batch: only cells doing the same work are ranked against each other
   std::map<std::tuple<int, int, std::string, std::int64_t>, RankingGroup> groups;
+  std::map<std::string, std::vector<double>> values;  // by cell id
   for (const CellResult& c : cells) {
     if (auto why = ranking_exclusion(c)) {
       rec.excluded.push_back(*why);
@@ -168,12 +239,41 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
     r.settled = r.rate.relative_half_width() <= settle;
     r.uss_mb = mean_of(c, "worker_uss_mb_peak");
     r.launch_ms = mean_of(c, "launch_s_max") * 1000;
+    values[r.cell] = throughput_values(c);
     g.ranked.push_back(r);
   }
   for (auto& [key, g] : groups) {
     std::stable_sort(g.ranked.begin(), g.ranked.end(),
                      [](const RankedCell& a, const RankedCell& b) { return a.rate.mean > b.rate.mean; });
-    for (RankedCell& r : g.ranked) r.tied_with_best = r.rate.overlaps(g.ranked.front().rate);
+    // Each strategy from its cells, in the order the cells ranked.
+    std::map<std::string, std::vector<std::size_t>> members;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < g.ranked.size(); ++i) {
+      auto [it, fresh] = members.try_emplace(g.ranked[i].strategy);
+      if (fresh) order.push_back(g.ranked[i].strategy);
+      it->second.push_back(i);
+    }
+    std::map<std::string, std::vector<bool>> counting;  // which of a strategy's cells its rate stands for
+    for (const std::string& name : order) {
+      std::vector<const RankedCell*> mine;
+      std::vector<std::vector<double>> figures;
+      for (std::size_t i : members[name]) {
+        mine.push_back(&g.ranked[i]);
+        figures.push_back(values[g.ranked[i].cell]);
+      }
+      g.strategies.push_back(rank_strategy(mine, figures, settle, counting[name]));
+    }
+    std::stable_sort(g.strategies.begin(), g.strategies.end(),
+                     [](const RankedStrategy& a, const RankedStrategy& b) { return a.rate.mean > b.rate.mean; });
+    for (RankedStrategy& s : g.strategies) s.tied_with_best = s.rate.overlaps(g.strategies.front().rate);
+    for (const RankedStrategy& s : g.strategies) {
+      const std::vector<std::size_t>& mine = members[s.strategy];
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        RankedCell& r = g.ranked[mine[k]];
+        r.tied_with_best = s.tied_with_best && counting[s.strategy][k];
+        r.settled = r.settled || (s.pooled && s.settled);  // settled with its strategy's other start methods
+      }
+    }
     g.verdict = verdict_of(g);
     rec.groups.push_back(std::move(g));
   }
@@ -195,8 +295,16 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
                         {"repetitions", r.rate.n}, {"settled", r.settled}, {"tied_with_best", r.tied_with_best},
                         {"uss_mb", r.uss_mb}, {"launch_ms", r.launch_ms}});
     }
+    json strategies = json::array();
+    for (const RankedStrategy& s : g.strategies) {
+      strategies.push_back({{"strategy", s.strategy}, {"start", to_string(s.start)}, {"cell", s.cell}, {"starts", s.starts},
+                            {"pooled", s.pooled}, {"mean", bound(s.rate.mean)}, {"lo", bound(s.rate.lo)}, {"hi", bound(s.rate.hi)},
+                            {"repetitions", s.rate.n}, {"settled", s.settled}, {"tied_with_best", s.tied_with_best},
+                            {"uss_mb", s.uss_mb}, {"launch_ms", s.launch_ms}});
+    }
     groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
-                      {"unit", g.unit}, {"best", g.best()}, {"verdict", g.verdict}, {"ranked", ranked}});
+                      {"unit", g.unit}, {"best", g.best()}, {"best_strategies", g.best_strategies()}, {"verdict", g.verdict},
+                      {"strategies", strategies}, {"ranked", ranked}});
   }
   json excluded = json::array();
   for (const Exclusion& e : rec.excluded) excluded.push_back({{"cell", e.cell}, {"category", e.category}, {"why", e.why}});

@@ -6,6 +6,10 @@
 // distinguishable at this budget"), never broken by a few per cent of noise. Every cell left out
 // is named with the reason. Lock and fork-safety scenarios (ScenarioKind::kLockOnly) and programs
 // under exec are never ranked: their "steps" are lock operations or a program's own beats.
+// The answer is given per strategy: a start method changes how a worker begins (launch time, memory),
+// not the loop it runs, so a strategy's start methods whose intervals all overlap are one
+// measurement and their repetitions are pooled; the start method to use is then the one that
+// launches quickest. A strategy whose start methods do differ is ranked by its fastest one.
 // Pure: a function of the results alone, so `sharebench report` on an old file gives the same answer.
 #pragma once
 
@@ -47,9 +51,23 @@ struct RankedCell {
   StartMethod start = StartMethod::kFork;
   MeanInterval rate;
   bool settled = false;         // the interval is within the run's target width (auto repetitions)
-  bool tied_with_best = false;  // its interval overlaps the fastest cell's (the fastest itself: true)
+  bool tied_with_best = false;  // its strategy is tied with the fastest, and it is one of that strategy's
+                                // start methods that count (all of them when they were pooled)
   double uss_mb = 0;            // peak private memory of the largest worker (0: not measured)
   double launch_ms = 0;         // launch to the start barrier, slowest worker (0: not measured)
+};
+
+// One strategy in a group: its start methods' cells taken together.
+struct RankedStrategy {
+  std::string strategy;          // scenario/variant
+  MeanInterval rate;             // pooled over its start methods, or its fastest one's when they differ
+  bool pooled = true;            // every pair of its start methods' intervals overlaps: one measurement
+  StartMethod start = StartMethod::kFork;  // the one to use: the quickest launch among those that count
+  std::vector<std::string> starts;         // the start methods measured, fastest first
+  bool settled = false;          // the rate's interval is within the run's target width
+  bool tied_with_best = false;   // its interval overlaps the fastest strategy's (the fastest itself: true)
+  double uss_mb = 0, launch_ms = 0;        // of its cell under `start`
+  std::string cell;              // that cell's id
 };
 
 struct RankingGroup {
@@ -58,11 +76,13 @@ struct RankingGroup {
   std::string model;            // the --model the cells share
   std::int64_t batch = 0;       // and the batch
   std::string metric, unit;
-  std::vector<RankedCell> ranked;  // fastest first
-  // "hogwild/lock-free@fork, 12 % ahead of locked/mutex@fork" or "not distinguishable at this
-  // budget: a, b, c"; the same sentence in every report.
+  std::vector<RankedCell> ranked;           // fastest first
+  std::vector<RankedStrategy> strategies;   // fastest first
+  // "hogwild/lock-free, 12 % ahead of locked/update-only; start it with fork (...)" or "not
+  // distinguishable at this budget: a, b, c; ..."; the same sentence in every report.
   std::string verdict;
-  std::vector<std::string> best() const;  // the fastest cell and every cell tied with it
+  std::vector<std::string> best() const;             // the cells marked =
+  std::vector<std::string> best_strategies() const;  // the fastest strategy and every one tied with it
 };
 
 

@@ -32,6 +32,29 @@ int measured_count(const CellResult& cell) {
   return n;
 }
 
+// The cells of strategies whose start methods were pooled and whose pooled interval settled: their
+// start methods together answered, so none of them needs more (each has its minimum already).
+std::set<std::string> settled_together(const std::vector<CellResult>& cells, const std::vector<RankingGroup>& groups,
+                                       const AutoRepetitions& policy) {
+  std::map<std::string, const CellResult*> by_id;
+  for (const CellResult& c : cells) by_id[c.config.id()] = &c;
+  std::set<std::string> out;
+  for (const RankingGroup& g : groups) {
+    for (const RankedStrategy& s : g.strategies) {
+      if (!s.pooled || !s.settled) continue;
+      std::vector<std::string> mine;
+      bool enough = true;
+      for (const RankedCell& r : g.ranked) {
+        if (r.strategy != s.strategy) continue;
+        mine.push_back(r.cell);
+        enough = enough && measured_count(*by_id.at(r.cell)) >= policy.min_repetitions;
+      }
+      if (enough) out.insert(mine.begin(), mine.end());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool repetitions_settled(const CellResult& cell, const AutoRepetitions& policy) {
@@ -66,15 +89,20 @@ std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells,
   // A race (as F-race and successive elimination run one): a cell whose interval already lies wholly
   // below its group's fastest cannot change the answer, so the contenders, the cells tied with the
   // fastest, get the repetitions first; the rest only once every contender has settled.
+  const Recommendation rec = recommend_cells(cells, policy.target);
   std::set<std::string> contenders;
-  for (const RankingGroup& g : recommend_cells(cells, policy.target).groups) {
+  for (const RankingGroup& g : rec.groups) {
     for (const std::string& id : g.best()) contenders.insert(id);
   }
+  const std::set<std::string> together = settled_together(cells, rec.groups, policy);
   std::optional<std::size_t> best;
   std::tuple<int, int, double> best_key;  // (tier, measured repetitions, -width): smallest first
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const CellResult& c = cells[i];
-    if (repetitions_settled(c, policy) || c.repetitions.size() >= static_cast<std::size_t>(kMaxRepetitions)) continue;
+    if (repetitions_settled(c, policy) || together.count(c.config.id()) ||
+        c.repetitions.size() >= static_cast<std::size_t>(kMaxRepetitions)) {
+      continue;
+    }
     if (elapsed_s + expected_cost_s(c) > policy.budget_s) continue;  // would not fit: a cheaper one may
     const int count = measured_count(c);
     const int tier = count < 2 ? 0 : contenders.count(c.config.id()) ? 1 : 2;
@@ -88,9 +116,10 @@ std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells,
 }
 
 std::vector<std::string> unsettled_cells(const std::vector<CellResult>& cells, const AutoRepetitions& policy) {
+  const std::set<std::string> together = settled_together(cells, recommend_cells(cells, policy.target).groups, policy);
   std::vector<std::string> out;
   for (const CellResult& c : cells) {
-    if (!repetitions_settled(c, policy)) out.push_back(c.config.id());
+    if (!repetitions_settled(c, policy) && !together.count(c.config.id())) out.push_back(c.config.id());
   }
   return out;
 }

@@ -10,6 +10,9 @@
 // repetition would not fit in the budget: first every cell to two measured repetitions, then the
 // contenders (cells whose interval overlaps their group's fastest), then the rest; within a tier
 // the fewest repetitions, then the widest interval.
+// A strategy whose start methods ran alike is one measurement (harness/results/recommendation.h):
+// once its pooled interval is within `target`, and each of its cells has its minimum, its cells are
+// settled together.
 // Handing out one repetition at a time interleaves the cells, so a slow drift of the machine
 // (a neighbour, the clock) spreads over every cell instead of landing on one.
 #pragma once
@@ -44,7 +47,7 @@ std::optional<std::int64_t> calibrated_steps(const CellResult& cell, const AutoR
 std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells, const AutoRepetitions& policy,
                                            double elapsed_s);
 
-// The ranked cells that did not settle, by id.
+// The ranked cells that did not settle, alone or with their strategy's other start methods, by id.
 std::vector<std::string> unsettled_cells(const std::vector<CellResult>& cells, const AutoRepetitions& policy);
 
 }  // namespace sharebench
