@@ -25,7 +25,8 @@ const char* const kStrategyColours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a
 
 std::string procs_label(int p) { return fmt::format("{} process{}", p, p == 1 ? "" : "es"); }
 
-// One kind of work on one model: strategy → process count → its fastest cell (over start methods).
+// One kind of work on one model: strategy → process count → its figures as the recommendation ranks
+// it (start methods pooled when they ran alike, else its fastest), under the start method to use.
 struct KindTable {
   ScenarioKind kind = ScenarioKind::kTraining;
   std::string model, unit;
@@ -56,9 +57,17 @@ std::vector<KindTable> kind_tables(const Recommendation& rec) {
     t.model = g.model;
     t.unit = g.unit;
     t.procs.insert(g.procs);
-    for (const RankedCell& r : g.ranked) {
-      auto [it, inserted] = t.best[r.strategy].emplace(g.procs, r);
-      if (!inserted && r.rate.mean > it->second.rate.mean) it->second = r;
+    for (const RankedStrategy& s : g.strategies) {  // as the answer ranks it: pooled, under the start to use
+      RankedCell r;
+      r.cell = s.cell;
+      r.strategy = s.strategy;
+      r.start = s.start;
+      r.rate = s.rate;
+      r.settled = s.settled;
+      r.tied_with_best = s.tied_with_best;
+      r.uss_mb = s.uss_mb;
+      r.launch_ms = s.launch_ms;
+      t.best[s.strategy].emplace(g.procs, r);
     }
   }
   std::vector<KindTable> out;
@@ -167,7 +176,7 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
     const std::string key = id_part(kind_words(t, several));
     json extra{{"kind", "bars"}, {"labels", labels_of(t)}, {"note", more_note(t)}};
     charts.push_back(chart_spec("answer-throughput-" + key,
-                                fmt::format("{}: throughput by strategy (its fastest start method; mean, 95 % interval)",
+                                fmt::format("{}: throughput by strategy (start methods pooled when alike; mean, 95 % interval)",
                                             kind_words(t, several)),
                                 "processes", t.unit + " (all workers)", bars_by_procs(t, [](const RankedCell& r) {
                                   return json{{"y", r.rate.mean}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)}};

@@ -63,9 +63,23 @@ std::vector<double> throughput_values(const CellResult& cell) {
   return values;
 }
 
+// Among start methods that launch alike: fork (the fewest moving parts), then forkserver, then spawn.
+int start_preference(StartMethod m) {
+  switch (m) {
+    case StartMethod::kFork: return 0;
+    case StartMethod::kForkserver: return 1;
+    case StartMethod::kSpawn: return 2;
+    case StartMethod::kThread: return 3;
+  }
+  return 4;
+}
+
 // One strategy from its cells (fastest first) and their figures. Its start methods are pooled only
-// when each has an interval (two repetitions or more) and every pair of those overlaps: a start
-// method measured once cannot be shown to run like the others.
+// when each was measured kMinToPool times or more and every pair of their intervals overlaps: a
+// start method measured once or twice cannot be shown to run like the others (two repetitions give
+// an interval 12.7 standard errors wide, which overlaps nearly anything), so until then the strategy
+// is ranked by its fastest start method, whose wide interval keeps it a contender that gets more.
+constexpr int kMinToPool = 3;
 RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
                              double settle, std::vector<bool>& counts) {
   RankedStrategy s;
@@ -73,7 +87,7 @@ RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const 
   for (const RankedCell* c : cells) s.starts.emplace_back(to_string(c->start));
   s.pooled = cells.size() > 1;
   for (std::size_t i = 0; i < cells.size() && s.pooled; ++i) {
-    s.pooled = cells[i]->rate.bounded();
+    s.pooled = cells[i]->rate.n >= kMinToPool;
     for (std::size_t j = i + 1; j < cells.size() && s.pooled; ++j) s.pooled = cells[i]->rate.overlaps(cells[j]->rate);
   }
   counts.assign(cells.size(), false);
@@ -87,12 +101,22 @@ RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const 
     for (std::size_t i = 0; i < cells.size(); ++i) counts[i] = i == 0 || (cells[i]->rate.bounded() && cells[0]->rate.bounded() &&
                                                                            cells[i]->rate.overlaps(cells[0]->rate));
   }
-  // The start method to use: the quickest launch among those that count (a launch not measured, 0,
-  // never wins over one that was).
+  // The start method to use: the quickest launch among those that count. Launches within 25 % or
+  // 5 ms of the quickest are alike (fork and forkserver differ by noise), and among those fork comes
+  // first, then forkserver, then spawn, so the advice does not flip with a millisecond. A launch not
+  // measured (0) never wins over one that was.
+  const RankedCell* quickest = nullptr;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (counts[i] && cells[i]->launch_ms > 0 && (!quickest || cells[i]->launch_ms < quickest->launch_ms)) quickest = cells[i];
+  }
   const RankedCell* use = cells.front();
-  for (std::size_t i = 1; i < cells.size(); ++i) {
-    const RankedCell* c = cells[i];
-    if (counts[i] && c->launch_ms > 0 && (use->launch_ms <= 0 || c->launch_ms < use->launch_ms)) use = c;
+  if (quickest) {
+    const double alike = std::max(quickest->launch_ms + 5, quickest->launch_ms * 1.25);
+    use = quickest;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const RankedCell* c = cells[i];
+      if (counts[i] && c->launch_ms > 0 && c->launch_ms <= alike && start_preference(c->start) < start_preference(use->start)) use = c;
+    }
   }
   s.start = use->start;
   s.cell = use->cell;
@@ -102,21 +126,28 @@ RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const 
   return s;
 }
 
-// How to start the strategy, and why that start method: "fork (its start methods ran alike; fork
-// launched quickest, 6 ms against 590 ms for spawn)".
+// How to start the strategy, and why that start method: "fork (its start methods ran alike; launch:
+// fork 10 ms, forkserver 9 ms, spawn 590 ms)".
 std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
   if (s.starts.size() == 1) return fmt::format("{} (the only start method measured)", to_string(s.start));
-  const RankedCell* slowest = nullptr;
+  if (!s.pooled && !s.rate.bounded()) return fmt::format("{} (its fastest start method, measured once)", to_string(s.start));
+  std::vector<const RankedCell*> mine;
   for (const RankedCell& c : ranked) {
-    if (c.strategy == s.strategy && c.launch_ms > 0 && (!slowest || c.launch_ms > slowest->launch_ms)) slowest = &c;
+    if (c.strategy == s.strategy) mine.push_back(&c);
   }
-  const std::string launch = s.launch_ms > 0 && slowest && slowest->start != s.start
-                                 ? fmt::format("{} launched quickest, {:.0f} ms against {:.0f} ms for {}", to_string(s.start),
-                                               s.launch_ms, slowest->launch_ms, to_string(slowest->start))
-                                 : fmt::format("{} launched quickest", to_string(s.start));
-  if (s.pooled) return fmt::format("{} (its start methods ran alike; {})", to_string(s.start), launch);
-  if (!s.rate.bounded()) return fmt::format("{} (its fastest start method, measured once)", to_string(s.start));
-  return fmt::format("{} (its start methods differ: {} ran fastest; {})", to_string(s.start), s.starts.front(), launch);
+  std::sort(mine.begin(), mine.end(), [](const RankedCell* a, const RankedCell* b) {
+    return start_preference(a->start) < start_preference(b->start);
+  });
+  std::string launches, slower;
+  for (const RankedCell* c : mine) {
+    if (!s.pooled && !(c->rate.bounded() && c->rate.overlaps(s.rate))) {  // what counts overlaps the fastest
+      slower += (slower.empty() ? "" : ", ") + std::string(to_string(c->start));
+    }
+    if (c->launch_ms > 0) launches += fmt::format("{}{} {:.0f} ms", launches.empty() ? "" : ", ", to_string(c->start), c->launch_ms);
+  }
+  const std::string launch = launches.empty() ? "" : "; launch: " + launches;
+  if (s.pooled) return fmt::format("{} (its start methods ran alike{})", to_string(s.start), launch);
+  return fmt::format("{} (its start methods differ: {} ran slower{})", to_string(s.start), slower.empty() ? "one" : slower, launch);
 }
 
 std::string verdict_of(const RankingGroup& g) {
