@@ -43,6 +43,7 @@ std::string exclusions_line(const Recommendation& rec) {
   for (const auto& [category, n] : counts) {
     std::string what = category;
     if (category == "not throughput") what = "not throughput (lock, fork-safety or a program)";
+    if (n != 1 && (category == "planted bug" || category == "fault")) what += "s";
     line += fmt::format("{}{} {}", line.empty() ? "" : ", ", n, what);
   }
   return line;

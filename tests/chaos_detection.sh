@@ -25,6 +25,7 @@ rows=(
   "pair|luck-pair|unlocked-read|locked-read|consistent-snapshots|2|20000|yes"
   "counter|luck-counter|unlocked|locked|lost-updates|3|1000|yes"
   "seqlock|luck-seqlock|no-recheck|recheck|consistent-snapshots|3|200|yes"
+  "publish|luck-publish|flag-first|data-first|consistent-snapshots|2|2000|yes"
 )
 i=0
 for start in fork spawn forkserver; do

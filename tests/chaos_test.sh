@@ -6,7 +6,8 @@
 #     the preempter pauses a worker inside its read-modify-write or its copy), luck-ring/ring by
 #     lock-order, luck-reinit/reinit by lock-init; luck-tally/unlocked (a plain `+= 1`) by
 #     lost-updates and luck-pair/unlocked-read by consistent-snapshots, one-instruction windows
-#     that chaos's overlap bursts must not serialise away;
+#     that chaos's overlap bursts must not serialise away; luck-publish/flag-first (a flag raised
+#     before the message is written) by consistent-snapshots;
 #   - every clean twin stays clean in every repetition under the same chaos;
 #   - every repetition records what the chaos did (points, sleeps, preemptions, overlap bursts) and
 #     each worker's last perturbations; the HTML report shows them beside the caught bug's evidence;
@@ -50,6 +51,12 @@ code=$?
   --format none >"$out/chaos-pair.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { tail -40 "$out/chaos-pair.log"; fail "run --chaos 11 of luck-pair exited $code, want 0"; }
+# A message announced before it is written: torn only when the reader copies while the writer writes.
+"$bench" run --known-bugs --scenario luck-publish --start fork,spawn,forkserver,thread \
+  --procs 2 --steps 2000 --repetitions "$reps" --hang-timeout 5 --chaos 11 --out "$out/chaos-publish" \
+  --format none >"$out/chaos-publish.log" 2>&1
+code=$?
+[ $code -eq 0 ] || { tail -40 "$out/chaos-publish.log"; fail "run --chaos 11 of luck-publish exited $code, want 0"; }
 "$bench" report "$out/chaos/results.json" --format html --out "$out/chaos" >/dev/null 2>&1 || fail "report --format html failed"
 grep -q "the perturbations before it" "$out/chaos/report.html" 2>/dev/null ||
   fail "the HTML report does not show the perturbations before a caught bug"
@@ -57,7 +64,7 @@ grep -q "the perturbations before it" "$out/chaos/report.html" 2>/dev/null ||
   >"$out/calm.log" 2>&1 || fail "a run without --chaos failed"
 
 python3 - "$reps" "$out/chaos/results.json" "$out/calm/results.json" "$out/chaos-counter/results.json" \
-  "$out/chaos-tally/results.json" "$out/chaos-pair/results.json" <<'PY' || status=1
+  "$out/chaos-tally/results.json" "$out/chaos-pair/results.json" "$out/chaos-publish/results.json" <<'PY' || status=1
 import json, sys
 reps = int(sys.argv[1])
 chaos = json.load(open(sys.argv[2]))
@@ -67,7 +74,8 @@ for extra in sys.argv[4:]:
 problems = []
 must = {"luck-ring/ring": "lock-order", "luck-counter/unlocked": "lost-updates",
         "luck-reinit/reinit": "lock-init", "luck-seqlock/no-recheck": "consistent-snapshots",
-        "luck-tally/unlocked": "lost-updates", "luck-pair/unlocked-read": "consistent-snapshots"}
+        "luck-tally/unlocked": "lost-updates", "luck-pair/unlocked-read": "consistent-snapshots",
+        "luck-publish/flag-first": "consistent-snapshots"}
 seen = set()
 for cell in chaos["cells"]:
     c = cell["config"]

@@ -28,6 +28,13 @@
 //     eight numbers) under a ProcessMutex, --steps times back to back; the others read it.
 //     `unlocked-read` copies it without the lock ("reading is harmless"): a copy taken half-way
 //     through a write is torn (`consistent-snapshots`). Twin `locked-read` takes the lock to copy.
+//   scenario `luck-publish`: rank 0 hands messages of 1 024 numbers to the others through one
+//     mailbox, --steps times: it waits for the mailbox to be empty, computes and writes the
+//     message element by element and raises a flag; a reader that sees the flag copies the message and takes it (lowers the flag).
+//     `flag-first` raises the flag and then writes the message ("announce, then fill"): a reader
+//     that sees the flag early copies a message half written (`consistent-snapshots`), but only
+//     when it runs while the writer writes. Twin `data-first`: the message, then the flag with a
+//     release store (the reader loads it with acquire).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -287,6 +294,90 @@ class LuckSeqlock : public sharebench::Scenario {
   sharebench::CellConfig cell_;
 };
 
+constexpr std::size_t kMessageElements = 1024;
+
+struct Mailbox {
+  std::atomic<std::int64_t> flag{0};  // the version on offer; 0: empty
+  std::atomic<int> writer_done{0};
+  sharebench::SnapshotMonitor snapshots;
+  std::int64_t message[kMessageElements] = {};
+};
+
+// Writes a message element by element, each computed as a real message's would be (a few
+// tens of nanoseconds of arithmetic each): a reader's copy is faster than the writing, so a reader that
+// starts early overtakes the writer.
+void fill_message(volatile std::int64_t* message, std::int64_t version) {
+  for (std::size_t i = 0; i < kMessageElements; ++i) {
+    volatile std::int64_t x = static_cast<std::int64_t>(i) + version;
+    for (int k = 0; k < 8; ++k) x = x * 3 % 1000003;
+    message[i] = version + (x < 0 ? 1 : 0);  // x is never negative: the element is the version
+  }
+}
+
+// Waits, spinning and then yielding the core, until `ready()` or a peer failed. A user's
+// mailbox spins the same way; the yield keeps a waiter from starving the one it waits for on a
+// busy machine.
+template <typename Ready>
+bool spin_until(sharebench::WorkerContext& ctx, Ready ready) {
+  for (std::int64_t spins = 0; !ready(); ++spins) {
+    if ((spins & 1023) == 1023) {
+      if (ctx.peer_failed()) return false;
+      std::this_thread::yield();
+    }
+  }
+  return true;
+}
+
+class LuckPublish : public sharebench::Scenario {
+ public:
+  explicit LuckPublish(const sharebench::CellConfig& c) : cell_(c) {}
+  void setup(sharebench::SetupContext& ctx) override { ctx.arena().create<Mailbox>("mailbox"); }
+  void work(sharebench::WorkerContext& ctx) override {
+    auto& box = *ctx.arena().lookup<Mailbox>("mailbox");
+    auto* message = reinterpret_cast<volatile std::int64_t*>(box.message);
+    ctx.wait_for_start();
+    if (ctx.rank() == 0) {  // the writer
+      for (std::int64_t version = 1; version <= cell_.workload.steps; ++version) {
+        if (!spin_until(ctx, [&] { return box.flag.load(std::memory_order_acquire) == 0; })) break;
+        if (cell_.variant == "flag-first") {
+          box.flag.store(version, std::memory_order_release);  // the bug: announced before it is written
+          fill_message(message, version);
+        } else {
+          fill_message(message, version);
+          box.flag.store(version, std::memory_order_release);
+        }
+        ctx.beat(version);
+      }
+      box.writer_done.store(1);
+      return;
+    }
+    std::vector<std::int64_t> copy(kMessageElements);
+    std::int64_t taken = 0;
+    for (;;) {
+      std::int64_t offered = 0;
+      if (!spin_until(ctx, [&] {
+            offered = box.flag.load(std::memory_order_acquire);
+            return offered != 0 || box.writer_done.load() != 0;
+          })) {
+        return;
+      }
+      if (offered == 0) return;  // the writer is done and nothing is left on offer
+      for (std::size_t i = 0; i < kMessageElements; ++i) copy[i] = message[i];
+      // Taken only if the flag still offers what was copied: another reader may have taken it.
+      if (box.flag.compare_exchange_strong(offered, 0, std::memory_order_acq_rel)) {
+        box.snapshots.observe(copy.data(), copy.size());
+        ctx.beat(++taken);
+      }
+    }
+  }
+  void check(sharebench::CheckContext& ctx) override {
+    sharebench::check_consistent_snapshots(ctx, ctx.arena().lookup<Mailbox>("mailbox")->snapshots);
+  }
+
+ private:
+  sharebench::CellConfig cell_;
+};
+
 }  // namespace
 
 SHAREBENCH_SCENARIO(LuckCounter, "luck-counter")
@@ -332,5 +423,13 @@ SHAREBENCH_SCENARIO(LuckPair, "luck-pair")
     ->MinProcs(2)
     ->Variant("locked-read", "readers take the writer's lock to copy")
     ->KnownBug("unlocked-read", "readers copy the record without the lock",
+               sharebench::Expectation{{}, {"consistent-snapshots"}}, 2)
+    ->MustFailUnderChaos({"consistent-snapshots"});
+
+SHAREBENCH_SCENARIO(LuckPublish, "luck-publish")
+    ->Describe("one writer hands messages to the others through a mailbox with a ready flag")
+    ->MinProcs(2)
+    ->Variant("data-first", "the message, then the flag with a release store")
+    ->KnownBug("flag-first", "the flag is raised before the message is written",
                sharebench::Expectation{{}, {"consistent-snapshots"}}, 2)
     ->MustFailUnderChaos({"consistent-snapshots"});
