@@ -77,7 +77,7 @@ for path in sys.argv[2:]:
         kind = cell["outcome"]["kind"]
         reps_run = len(cell["repetitions"])
         if reps_run != reps: problems.append(f"{cell['id']}: {reps_run} repetitions, want {reps}")
-        expected_bug = cell["known_bug"] and (name, start) != ("leaks/fd", "thread") and (name, start) != ("memory-growth/grows", "thread")
+        expected_bug = cell["known_bug"] and (name, start) != ("memory-growth/grows", "thread")
         if name in must and expected_bug:
             seen[(name, start)] = True
             if kind != "bug-caught": problems.append(f"{cell['id']}: outcome {kind}, want bug-caught ({cell['outcome'].get('summary')})")

@@ -181,6 +181,11 @@ std::vector<std::string> worker_descriptor_leaks(const HarnessBlock& block) {
                                   slot.leaked_fd_names));
     }
   }
+  if (block.thread_host_leaked_fds > 0) {
+    leaks.push_back(fmt::format("the worker threads left {} file descriptor(s) open after work() ({}); under --start "
+                                "thread every rank shares one process, so which rank opened it is not known",
+                                block.thread_host_leaked_fds, block.thread_host_leaked_fd_names));
+  }
   return leaks;
 }
 

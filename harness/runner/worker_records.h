@@ -21,7 +21,8 @@ void record_workers(const Supervision& sup, const HarnessBlock& block, std::int6
 // The chaos_* metrics, summed over the workers (docs/chaos.md); only with --chaos.
 void record_chaos_tally(const HarnessBlock& block, Repetition& rep);
 
-// "rank 1 left 2 file descriptor(s) open after work() (...)", one entry per rank that did.
+// "rank 1 left 2 file descriptor(s) open after work() (...)", one entry per rank that did; under
+// --start thread one entry for all the threads, whose host counted them.
 std::vector<std::string> worker_descriptor_leaks(const HarnessBlock& block);
 
 }  // namespace sharebench

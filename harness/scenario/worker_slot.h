@@ -97,6 +97,11 @@ struct HarnessBlock {
   std::atomic<std::int32_t> failed_workers{0};
   LockRegistry locks;  // every ProcessMutex and ProcessBarrier the scenario's setup() made
   ChaosBudget chaos_budget;  // --chaos: the pauses all the workers may take between them
+  // Under the thread start method: descriptors the worker threads opened (their scenario objects
+  // included) and left open, counted by their host process once every thread returned. The ranks
+  // share one descriptor table, so a rank's cannot be told apart.
+  std::int32_t thread_host_leaked_fds = 0;
+  char thread_host_leaked_fd_names[256] = {};
 };
 
 static_assert(std::is_standard_layout_v<WorkerSlot>);
