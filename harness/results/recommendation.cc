@@ -311,37 +311,6 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
   return rec;
 }
 
-namespace {
-nlohmann::json bound(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-}  // namespace
-
-nlohmann::json recommendation_json(const Recommendation& rec) {
-  using nlohmann::json;
-  json groups = json::array();
-  for (const RankingGroup& g : rec.groups) {
-    json ranked = json::array();
-    for (const RankedCell& r : g.ranked) {
-      ranked.push_back({{"cell", r.cell}, {"strategy", r.strategy}, {"start", to_string(r.start)},
-                        {"mean", bound(r.rate.mean)}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)},
-                        {"repetitions", r.rate.n}, {"settled", r.settled}, {"tied_with_best", r.tied_with_best},
-                        {"uss_mb", r.uss_mb}, {"launch_ms", r.launch_ms}});
-    }
-    json strategies = json::array();
-    for (const RankedStrategy& s : g.strategies) {
-      strategies.push_back({{"strategy", s.strategy}, {"start", to_string(s.start)}, {"cell", s.cell}, {"starts", s.starts},
-                            {"pooled", s.pooled}, {"mean", bound(s.rate.mean)}, {"lo", bound(s.rate.lo)}, {"hi", bound(s.rate.hi)},
-                            {"repetitions", s.rate.n}, {"settled", s.settled}, {"tied_with_best", s.tied_with_best},
-                            {"uss_mb", s.uss_mb}, {"launch_ms", s.launch_ms}});
-    }
-    groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
-                      {"unit", g.unit}, {"best", g.best()}, {"best_strategies", g.best_strategies()}, {"verdict", g.verdict},
-                      {"strategies", strategies}, {"ranked", ranked}});
-  }
-  json excluded = json::array();
-  for (const Exclusion& e : rec.excluded) excluded.push_back({{"cell", e.cell}, {"category", e.category}, {"why", e.why}});
-  return json{{"target", rec.target}, {"groups", groups}, {"excluded", excluded}};
-}
-
 std::string percent_text(double share) {
   if (!std::isfinite(share)) return "unbounded";
   const double p = share * 100;
