@@ -30,7 +30,8 @@
 //     through a write is torn (`consistent-snapshots`). Twin `locked-read` takes the lock to copy.
 //   scenario `luck-publish`: rank 0 hands messages of 1 024 numbers to the others through one
 //     mailbox, --steps times: it waits for the mailbox to be empty, computes and writes the
-//     message element by element and raises a flag; a reader that sees the flag copies the message and takes it (lowers the flag).
+//     message element by element and raises a flag; a reader that sees the flag copies the
+//     message and takes it (lowers the flag).
 //     `flag-first` raises the flag and then writes the message ("announce, then fill"): a reader
 //     that sees the flag early copies a message half written (`consistent-snapshots`), but only
 //     when it runs while the writer writes. Twin `data-first`: the message, then the flag with a
@@ -303,9 +304,10 @@ struct Mailbox {
   std::int64_t message[kMessageElements] = {};
 };
 
-// Writes a message element by element, each computed as a real message's would be (a few
-// tens of nanoseconds of arithmetic each): a reader's copy is faster than the writing, so a reader that
-// starts early overtakes the writer.
+// Writes a message element by element, each computed as a real message's would be (a few tens
+// of nanoseconds of arithmetic each): a reader's copy is faster than the writing, so a reader
+// that starts early overtakes the writer. Written with a plain store per element, the message was
+// torn in only 1 to 13 copies of 2 000 (the reader trails the writer line by line).
 void fill_message(volatile std::int64_t* message, std::int64_t version) {
   for (std::size_t i = 0; i < kMessageElements; ++i) {
     volatile std::int64_t x = static_cast<std::int64_t>(i) + version;
