@@ -73,20 +73,31 @@ bool gdb_available() {
   return found;
 }
 
-std::string gdb_stacks(pid_t pid) {
-  if (!gdb_available()) return "";
-  // timeout(1) bounds a gdb that itself gets stuck; debuginfod would try the network.
-  const std::string cmd = fmt::format(
-      "timeout 30 gdb -p {} -batch -nx -ex 'set debuginfod enabled off' -ex 'set pagination off' "
-      "-ex 'thread apply all bt' </dev/null 2>/dev/null", pid);
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return "";
-  std::string out;
-  char line[4096];
-  while (std::fgets(line, sizeof line, pipe)) {
-    if (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#') out += line;
+std::string gdb_stacks(pid_t pid) { return gdb_stacks(std::vector<pid_t>{pid})[pid]; }
+
+std::map<pid_t, std::string> gdb_stacks(const std::vector<pid_t>& pids) {
+  std::map<pid_t, std::string> out;
+  if (!gdb_available()) return out;
+  std::vector<std::pair<pid_t, FILE*>> pipes;
+  for (pid_t pid : pids) {
+    if (out.count(pid)) continue;
+    out[pid] = "";
+    // timeout(1) bounds a gdb that itself gets stuck; debuginfod would try the network.
+    const std::string cmd = fmt::format(
+        "timeout 30 gdb -p {} -batch -nx -ex 'set debuginfod enabled off' -ex 'set pagination off' "
+        "-ex 'thread apply all bt' </dev/null 2>/dev/null", pid);
+    if (FILE* pipe = ::popen(cmd.c_str(), "r")) pipes.emplace_back(pid, pipe);
   }
-  ::pclose(pipe);
+  // Read one after the other: a gdb whose pipe is full waits for its turn, having done the slow
+  // part (attaching and reading symbols) alongside the others.
+  char line[4096];
+  for (auto& [pid, pipe] : pipes) {
+    std::string& text = out[pid];
+    while (std::fgets(line, sizeof line, pipe)) {
+      if (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#') text += line;
+    }
+    ::pclose(pipe);
+  }
   return out;
 }
 

@@ -24,8 +24,9 @@ constexpr auto kReapGrace = std::chrono::seconds(10);
 // How often each worker's memory is sampled: often enough for a short cell to have a few samples,
 // rarely enough that reading smaps_rollup (tens of µs) costs nothing beside the run.
 constexpr auto kMemoryInterval = std::chrono::milliseconds(100);
-// gdb takes 2–3 s per LibTorch process (more on a loaded machine): 64 stuck workers would keep a
-// hang's teardown busy for minutes. The ranks the hang names come first.
+// gdb takes 2–3 s of CPU per LibTorch process (more on a loaded machine), and the gdbs run at once:
+// 64 of them on a few cores would keep a hang's teardown busy for minutes. The ranks the hang
+// names come first.
 constexpr int kMaxGdbProcesses = 8;
 
 std::string phase_name(std::int32_t p) {
@@ -227,18 +228,21 @@ class Supervisor {
     for (int r = 0; r < procs_; ++r) {
       if (std::find(order.begin(), order.end(), r) == order.end()) order.push_back(r);
     }
-    std::map<pid_t, std::string> by_pid;  // thread mode: every rank shares one process
+    std::vector<pid_t> wanted;  // thread mode: every rank shares one process
+    for (int r : order) {
+      const pid_t pid = pids.at(static_cast<std::size_t>(r));
+      if (sup_.exits.count(r) || std::find(wanted.begin(), wanted.end(), pid) != wanted.end()) continue;
+      if (wanted.size() < kMaxGdbProcesses) wanted.push_back(pid);
+    }
+    std::map<pid_t, std::string> by_pid = gdb_stacks(wanted);
     for (int r : order) {
       if (sup_.exits.count(r)) continue;
       const pid_t pid = pids.at(static_cast<std::size_t>(r));
-      if (!by_pid.count(pid)) {
-        by_pid[pid] = by_pid.size() < kMaxGdbProcesses
-                          ? gdb_stacks(pid)
-                          : fmt::format("(not taken: stacks are taken for {} processes at most, the ranks the hang "
-                                        "names first)",
-                                        kMaxGdbProcesses);
-      }
-      sup_.stacks[r] = by_pid[pid];
+      const auto it = by_pid.find(pid);
+      sup_.stacks[r] = it != by_pid.end() ? it->second
+                                          : fmt::format("(not taken: stacks are taken for {} processes at most, the "
+                                                        "ranks the hang names first)",
+                                                        kMaxGdbProcesses);
     }
   }
 
