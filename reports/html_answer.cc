@@ -26,7 +26,7 @@ const char* const kStrategyColours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a
 std::string procs_label(int p) { return fmt::format("{} process{}", p, p == 1 ? "" : "es"); }
 
 // One kind of work on one model: strategy → process count → its figures as the recommendation ranks
-// it (start methods pooled when they ran alike, else its fastest), under the start method to use.
+// it (start methods pooled unless told apart, else its fastest), under the start method to use.
 struct KindTable {
   ScenarioKind kind = ScenarioKind::kTraining;
   std::string model, unit;
@@ -176,7 +176,7 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
     const std::string key = id_part(kind_words(t, several));
     json extra{{"kind", "bars"}, {"labels", labels_of(t)}, {"note", more_note(t)}};
     charts.push_back(chart_spec("answer-throughput-" + key,
-                                fmt::format("{}: throughput by strategy (start methods pooled when alike; mean, 95 % interval)",
+                                fmt::format("{}: throughput by strategy (start methods pooled unless told apart; mean, 95 % interval)",
                                             kind_words(t, several)),
                                 "processes", t.unit + " (all workers)", bars_by_procs(t, [](const RankedCell& r) {
                                   return json{{"y", r.rate.mean}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)}};
@@ -214,7 +214,7 @@ std::string answer_section(const RunResult& run, const Recommendation& rec) {
   policy[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(policy[0])));
   std::string out = fmt::format("<section id=\"answer\"><h2>Recommendation</h2>\n<p class=\"summary\">The fastest strategies "
                                 "that passed every check and converged; = marks a tie (95 % intervals overlap); a strategy's "
-                                "start methods are pooled when they ran alike. {}.</p>\n<ul class=\"verdicts\">\n",
+                                "start methods are pooled unless told apart. {}.</p>\n<ul class=\"verdicts\">\n",
                                 html_escape(policy));
   if (rec.empty()) out += "<li>Nothing to rank: no cell of training, inference or messages passed every check.</li>\n";
   for (const RankingGroup& g : rec.groups) {

@@ -63,7 +63,7 @@ std::string ranked_figures(const RankedStrategy& s, const std::string& unit) {
   if (s.starts.size() > 1) {
     std::string starts;
     for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
-    reps += s.pooled ? fmt::format(": {} alike", starts) : fmt::format(", {} alone: start methods differ", s.starts.front());
+    reps += s.pooled ? fmt::format(": {} pooled", starts) : fmt::format(", {} alone: start methods differ", s.starts.front());
   } else {
     reps += ", " + s.starts.front();
   }
@@ -83,7 +83,7 @@ std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
   std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and "
                     "process count (ties are strategies whose 95 % intervals overlap the fastest's; a strategy's start "
-                    "methods are pooled when they ran alike)\n";
+                    "methods are pooled unless told apart)\n";
   out += "  " + repetition_policy_line(run) + "\n";
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
   // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
@@ -109,8 +109,9 @@ std::string render_recommendation_markdown(const RunResult& run) {
   const Recommendation rec = recommend(run);
   std::string out = "## Recommendation\n\nThe fastest strategies that passed every check and converged, by kind of work and "
                     "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap. A "
-                    "strategy's start methods are pooled when their intervals overlap (a start method changes how a "
-                    "worker begins, not the loop it runs), and the one to use is the one that launched quickest.\n\n";
+                    "strategy's start methods are pooled unless two were told apart, their intervals apart after 6 "
+                    "repetitions each (a start method changes how a worker begins, not the loop it runs), and the "
+                    "one to use is the one that launched quickest.\n\n";
   out += repetition_policy_line(run) + ".\n\n";
   if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
   for (const RankingGroup& g : rec.groups) {

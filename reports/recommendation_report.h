@@ -18,7 +18,7 @@ std::string repetition_policy_line(const RunResult& run);
 std::string exclusions_line(const Recommendation& rec);
 // One ranked cell's figures: "3164 steps/s ±2.1 % (5 reps), 12 MiB/worker, launch 15 ms".
 std::string ranked_figures(const RankedCell& r, const std::string& unit);
-// One ranked strategy's: "3164 steps/s ±2.1 % (15 reps: fork, spawn, forkserver alike), 12 MiB/worker,
+// One ranked strategy's: "3164 steps/s ±2.1 % (15 reps: fork, spawn, forkserver pooled), 12 MiB/worker,
 // launch 15 ms under fork".
 std::string ranked_figures(const RankedStrategy& s, const std::string& unit);
 // "training, 2 processes (mlp, batch 32)".

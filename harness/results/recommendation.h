@@ -7,9 +7,10 @@
 // is named with the reason. Lock and fork-safety scenarios (ScenarioKind::kLockOnly) and programs
 // under exec are never ranked: their "steps" are lock operations or a program's own beats.
 // The answer is given per strategy: a start method changes how a worker begins (launch time, memory),
-// not the loop it runs, so a strategy's start methods whose intervals all overlap (each from three
-// repetitions or more) are one measurement and their repetitions are pooled; the start method to use is then the one that
-// launches quickest. A strategy whose start methods do differ is ranked by its fastest one.
+// not the loop it runs, so a strategy's start methods (each measured three times or more) are one
+// measurement and their repetitions are pooled unless two of them were told apart (intervals that do
+// not overlap after six repetitions each); the start method to use is then the one that launches
+// quickest. A strategy whose start methods were told apart is ranked by its fastest one.
 // Pure: a function of the results alone, so `sharebench report` on an old file gives the same answer.
 #pragma once
 
@@ -61,8 +62,8 @@ struct RankedCell {
 struct RankedStrategy {
   std::string strategy;          // scenario/variant
   MeanInterval rate;             // pooled over its start methods, or its fastest one's when they differ
-  bool pooled = true;            // every start method measured 3+ times, every pair of their intervals
-                                 // overlapping: one measurement
+  bool pooled = true;            // every start method measured 3+ times, no two of them told apart
+                                 // (apart after 6+ repetitions each): one measurement
   StartMethod start = StartMethod::kFork;  // the one to use: the quickest launch among those that count
   std::vector<std::string> starts;         // the start methods measured, fastest first
   bool settled = false;          // the rate's interval is within the run's target width

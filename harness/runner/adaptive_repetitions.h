@@ -10,7 +10,7 @@
 // repetition would not fit in the budget: first every cell to two measured repetitions, then the
 // contenders (cells whose interval overlaps their group's fastest), then the rest; within a tier
 // the fewest repetitions, then the widest interval.
-// A strategy whose start methods ran alike is one measurement (harness/results/recommendation.h):
+// A strategy whose start methods were pooled is one measurement (harness/results/recommendation.h):
 // once its pooled interval is within `target`, and each of its cells has its minimum, its cells are
 // settled together.
 // Handing out one repetition at a time interleaves the cells, so a slow drift of the machine
