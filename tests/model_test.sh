@@ -4,9 +4,15 @@
 # make_torchscript_model with LibTorch's scripting API, as torch.jit.save would), under fork,
 # spawn and forkserver (2 processes; the TorchScript file at 1 too): every check passes, and the results carry the model.
 # Bad model options are refused with exit 2 and one line, before a run directory is made.
-# usage: model_test.sh SHAREBENCH OUTDIR MAKE_TORCHSCRIPT_MODEL
+# With `quick` (the default suite), each model runs under one start method, the start methods
+# shared out among the models so that all three are still crossed with every strategy; without it
+# (the `slow` suite), every model under every start method.
+# usage: model_test.sh SHAREBENCH OUTDIR MAKE_TORCHSCRIPT_MODEL [quick]
 source "$(dirname "$0")/test_lib.sh" "$@"
 make_model=$3
+quick=${4:-}
+# starts FULL QUICK: the start methods of one sweep, by mode.
+starts() { if [ "$quick" = quick ]; then echo "$2"; else echo "$1"; fi; }
 "$make_model" "$out/tiny.pt" || { echo "FAIL: could not write the TorchScript file"; exit 1; }
 
 # run_ok NAME ARGS...: exit 0, and every cell ok.
@@ -36,14 +42,15 @@ if not params: print(f"FAIL: {sys.argv[2]}: no model_parameters metric"); sys.ex
 print(f"{sys.argv[2]}: {len(cells)} cells ok, model {model}, {int(params)} parameters")
 PY
 }
-run_ok transformer --model transformer-s --procs 2 --start fork,spawn,forkserver
+run_ok transformer --model transformer-s --procs 2 --start "$(starts fork,spawn,forkserver forkserver)"
 run_ok torchscript --model "$out/tiny.pt" --input-shape 2,4 --procs 1,2 --start fork
-run_ok torchscript-spawn --model "$out/tiny.pt" --input-shape 2,4 --procs 2 --start spawn,forkserver
+run_ok torchscript-spawn --model "$out/tiny.pt" --input-shape 2,4 --procs 2 --start "$(starts spawn,forkserver spawn)"
 run_ok convnet --model convnet-s --procs 2 --start fork
 
 # A consumer that copies the received transformer into its own memory: caught by model-shared
 # under every start method, every output still right.
-"$bin" run --scenario model-ipc/copy-on-receive --model transformer-s --steps 30 --procs 2 --start fork,spawn,forkserver \
+"$bin" run --scenario model-ipc/copy-on-receive --model transformer-s --steps 30 --procs 2 \
+  --start "$(starts fork,spawn,forkserver spawn)" \
   --out "$out/copy" --format none >"$out/copy.log" 2>&1 || { tail -20 "$out/copy.log"; fail "copy-on-receive: exit $?"; }
 python3 - "$out/copy/results.json" <<'PY' || status=1
 import json, sys
