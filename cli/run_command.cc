@@ -30,7 +30,7 @@ struct RunFlags {
   std::vector<std::string> scenarios, starts, procs, formats{"console"};
   MatrixRequest request;
   AutoRepetitions automatic;  // --repetitions auto
-  std::string out, repetitions = "1", budget, interval, shard, color = "auto";
+  std::string out, repetitions = "1", budget, interval, tie_margin, shard, color = "auto";
   std::map<std::string, std::vector<std::string>> cell_values;  // flag → the values given
 };
 
@@ -69,6 +69,10 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--budget", f->budget, "with --repetitions auto: time for the whole run (90s, 10m, 1h; default 10m)");
   cmd->add_option("--interval", f->interval,
                   "with --repetitions auto: the 95 % interval's half-width to reach, in % of the mean (default 5)");
+  cmd->add_option("--tie-margin", f->tie_margin,
+                  "strategies whose mean throughput is within this % of the fastest's are tied with it even when "
+                  "their intervals part: the drift from one run to the next (default 12, measured on a 2-core VM; "
+                  "0: intervals alone)");
   const CellConfig defaults;
   for (const CellFlag& flag : cell_flags()) {
     if (flag.exec_only) continue;
@@ -92,6 +96,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       for (const std::string& p : f->procs) {
         f->request.procs.push_back(static_cast<int>(parse_flag_int("--procs", p, 1, kMaxProcs)));
       }
+      if (!f->tie_margin.empty()) f->automatic.tie_margin = parse_flag_double("--tie-margin", f->tie_margin, 0, 50) / 100;
       if (f->repetitions == "auto") {
         f->automatic.enabled = true;
         if (!f->budget.empty()) f->automatic.budget_s = parse_flag_duration("--budget", f->budget, 1, 7 * 24 * 3600);

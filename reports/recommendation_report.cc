@@ -20,6 +20,12 @@ std::string interval_text(const MeanInterval& m) {
   return "±" + percent_text(m.relative_half_width());
 }
 
+std::string tie_margin_text(const RepetitionPolicy& p) {
+  if (p.tie_margin <= 0) return "ties: overlapping intervals only (--tie-margin 0)";
+  return fmt::format("ties: overlapping intervals, or means within {} of the fastest's (the tie margin: the drift from "
+                     "run to run, which no interval holds)", percent_text(p.tie_margin));
+}
+
 }  // namespace
 
 std::string repetition_policy_line(const RunResult& run) {
@@ -27,11 +33,13 @@ std::string repetition_policy_line(const RunResult& run) {
   if (!p.automatic) {
     return p.fixed == 1 ? "1 repetition per cell: no intervals, so nothing can be told from noise "
                           "(--repetitions auto --budget 10m repeats each cell until it can)"
-                        : fmt::format("{} repetitions per cell, 95 % intervals from their spread", p.fixed);
+                        : fmt::format("{} repetitions per cell, 95 % intervals from their spread; {}", p.fixed,
+                                      tie_margin_text(p));
   }
   std::string line = fmt::format("repetitions: auto, each ranked cell until its 95 % interval is within ±{} of its mean "
                                  "or the {} budget ends; at least {:.1f} s of timed work per repetition, warm-up excluded",
                                  percent_text(p.target), budget_text(p.budget_s), p.min_timed_s);
+  line += "; " + tie_margin_text(p);
   if (p.budget_ran_out) line += "; the budget ran out before every cell settled (marked 'not settled')";
   return line;
 }

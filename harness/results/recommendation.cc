@@ -75,10 +75,9 @@ int start_preference(StartMethod m) {
 }
 
 // Two start methods are told apart when each was measured kMinToTellApart times or more and their
-// intervals still do not overlap. With fewer, a spell of the machine (they last seconds, and can
-// cover every repetition of one cell) parts them as often as a real difference does, and ranking a
-// strategy by the fastest of its start methods then picks the luckiest (the winner's curse: in the
-// run docs/reports.md describes, 3 388 steps/s from three repetitions against 3 068 over 25).
+// intervals still part. With fewer, a spell of the machine (lasting seconds, it can cover all of one
+// cell's repetitions) parts them as often as a real difference, and ranking by the fastest then picks
+// the luckiest (the winner's curse: docs/reports.md, 3 388 steps/s from 3 repetitions against 3 068).
 constexpr int kMinToTellApart = 6;
 bool told_apart(const RankedCell& a, const RankedCell& b) {
   return a.rate.n >= kMinToTellApart && b.rate.n >= kMinToTellApart && !a.rate.overlaps(b.rate);
@@ -170,7 +169,9 @@ std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>&
   return fmt::format("{} (its start methods differ: {} ran slower{})", to_string(s.start), slower.empty() ? "one" : slower, launch);
 }
 
-std::string verdict_of(const RankingGroup& g) {
+// "not distinguishable at this budget" when the intervals overlap (more repetitions could part
+// them); "not distinguishable from run to run" when a strategy is tied through the margin alone.
+std::string verdict_of(const RankingGroup& g, double tie_margin) {
   const RankedStrategy& best = g.strategies.front();
   const std::string how = start_advice(best, g.ranked);
   if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified); start it with {}", best.strategy, how);
@@ -179,14 +180,17 @@ std::string verdict_of(const RankingGroup& g) {
                        "(all tied)", best.strategy, g.strategies.size());
   }
   const std::vector<std::string> tied = g.best_strategies();
+  const bool by_margin = std::any_of(g.strategies.begin(), g.strategies.end(), [](const RankedStrategy& s) { return s.tied_by_margin; });
+  const std::string why = by_margin ? fmt::format("not distinguishable from run to run (means within the {} tie margin)",
+                                                  percent_text(tie_margin))
+                                    : std::string("not distinguishable at this budget");
   if (tied.size() > 3) {
-    return fmt::format("not distinguishable at this budget: the {} strategies marked =, led by {}; start it with {}",
-                       tied.size(), best.strategy, how);
+    return fmt::format("{}: the {} strategies marked =, led by {}; start it with {}", why, tied.size(), best.strategy, how);
   }
   if (tied.size() > 1) {
     std::string names;
     for (const std::string& t : tied) names += (names.empty() ? "" : ", ") + t;
-    return fmt::format("not distinguishable at this budget: {}; start {} with {}", names, best.strategy, how);
+    return fmt::format("{}: {}; start {} with {}", why, names, best.strategy, how);
   }
   const RankedStrategy& second = g.strategies[1];
   return fmt::format("{}, {} ahead of {}; start it with {}", best.strategy,
@@ -260,12 +264,13 @@ std::vector<std::string> RankingGroup::best_strategies() const {
 }
 
 Recommendation recommend(const RunResult& run) {
-  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0);
+  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0, run.repetitions.tie_margin);
 }
 
-Recommendation recommend_cells(const std::vector<CellResult>& cells, double target) {
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin) {
   Recommendation rec;
   rec.target = target;
+  rec.tie_margin = tie_margin;
   const double settle = target > 0 ? target : 0.05;
   // kind, processes, model and batch: only cells doing the same work are ranked against each other
   std::map<std::tuple<int, int, std::string, std::int64_t>, RankingGroup> groups;
@@ -316,7 +321,12 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
     }
     std::stable_sort(g.strategies.begin(), g.strategies.end(),
                      [](const RankedStrategy& a, const RankedStrategy& b) { return a.rate.mean > b.rate.mean; });
-    for (RankedStrategy& s : g.strategies) s.tied_with_best = s.rate.overlaps(g.strategies.front().rate);
+    const MeanInterval& fastest = g.strategies.front().rate;
+    for (RankedStrategy& s : g.strategies) {
+      s.tied_with_best = s.rate.overlaps(fastest);
+      s.tied_by_margin = !s.tied_with_best && s.rate.bounded() && s.rate.mean >= fastest.mean * (1 - tie_margin);
+      s.tied_with_best = s.tied_with_best || s.tied_by_margin;
+    }
     for (const RankedStrategy& s : g.strategies) {
       const std::vector<std::size_t>& mine = members[s.strategy];
       for (std::size_t k = 0; k < mine.size(); ++k) {
@@ -325,7 +335,7 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
         r.settled = r.settled || (s.pooled && s.settled);  // settled with its strategy's other start methods
       }
     }
-    g.verdict = verdict_of(g);
+    g.verdict = verdict_of(g, tie_margin);
     rec.groups.push_back(std::move(g));
   }
   return rec;

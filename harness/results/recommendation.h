@@ -2,8 +2,9 @@
 // process count should I use for this model on this machine". Per kind of work (training,
 // inference, messages), per process count and model, the cells that passed every check and
 // converged are ranked by throughput, each with its 95 % interval over repetitions; the cells whose
-// interval overlaps the fastest one's are tied with it, and a tie is said as a tie ("not
-// distinguishable at this budget"), never broken by a few per cent of noise. Every cell left out
+// interval overlaps the fastest one's are tied with it, and so are those whose mean is within the
+// tie margin of the fastest's (the drift from one run to the next, which no run's interval holds);
+// a tie is said as a tie ("not distinguishable"), never broken by a few per cent of noise. Every cell left out
 // is named with the reason. Lock and fork-safety scenarios (ScenarioKind::kLockOnly) and programs
 // under exec are never ranked: their "steps" are lock operations or a program's own beats.
 // The answer is given per strategy: a start method changes how a worker begins (launch time, memory),
@@ -67,7 +68,9 @@ struct RankedStrategy {
   StartMethod start = StartMethod::kFork;  // the one to use: the quickest launch among those that count
   std::vector<std::string> starts;         // the start methods measured, fastest first
   bool settled = false;          // the rate's interval is within the run's target width
-  bool tied_with_best = false;   // its interval overlaps the fastest strategy's (the fastest itself: true)
+  bool tied_with_best = false;   // its interval overlaps the fastest strategy's (the fastest itself: true), or
+                                 // its mean is within the tie margin of the fastest's
+  bool tied_by_margin = false;   // tied through the margin alone: the intervals part
   double uss_mb = 0, launch_ms = 0;        // of its cell under `start`
   std::string cell;              // that cell's id
 };
@@ -92,13 +95,15 @@ struct Recommendation {
   std::vector<RankingGroup> groups;  // by kind (training, inference, messages), then processes
   std::vector<Exclusion> excluded;
   double target = 0;                 // the relative half-width --repetitions auto aimed at; 0: fixed repetitions
+  double tie_margin = kDefaultTieMargin;  // a strategy this close to the fastest (a share of its mean) is tied
   bool empty() const { return groups.empty(); }
 };
 
 Recommendation recommend(const RunResult& run);
 // The same for cells still being run (--repetitions auto asks which cells are still contenders);
-// `target` is the interval's relative half-width a cell must reach to count as settled (0: 5 %).
-Recommendation recommend_cells(const std::vector<CellResult>& cells, double target);
+// `target` is the interval's relative half-width a cell must reach to count as settled (0: 5 %);
+// `tie_margin`, how close to the fastest a strategy's mean must be to tie with it whatever the intervals.
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin = kDefaultTieMargin);
 
 // The form results.json carries (docs/results-schema.md, "recommendation"); written for readers
 // and recomputed from the cells whenever a file is loaded.

@@ -27,7 +27,7 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
       strategies.push_back({{"strategy", s.strategy}, {"start", to_string(s.start)}, {"cell", s.cell}, {"starts", s.starts},
                             {"pooled", s.pooled}, {"mean", bound(s.rate.mean)}, {"lo", bound(s.rate.lo)}, {"hi", bound(s.rate.hi)},
                             {"repetitions", s.rate.n}, {"settled", s.settled}, {"tied_with_best", s.tied_with_best},
-                            {"uss_mb", s.uss_mb}, {"launch_ms", s.launch_ms}});
+                            {"tied_by_margin", s.tied_by_margin}, {"uss_mb", s.uss_mb}, {"launch_ms", s.launch_ms}});
     }
     groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
                       {"unit", g.unit}, {"best", g.best()}, {"best_strategies", g.best_strategies()}, {"verdict", g.verdict},
@@ -35,7 +35,7 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
   }
   json excluded = json::array();
   for (const Exclusion& e : rec.excluded) excluded.push_back({{"cell", e.cell}, {"category", e.category}, {"why", e.why}});
-  return json{{"target", rec.target}, {"groups", groups}, {"excluded", excluded}};
+  return json{{"target", rec.target}, {"tie_margin", rec.tie_margin}, {"groups", groups}, {"excluded", excluded}};
 }
 
 }  // namespace sharebench

@@ -197,6 +197,12 @@ struct ShardInfo {
   std::size_t planned_cells = 0;  // cells in the whole matrix, over all shards
 };
 
+// The tie margin --tie-margin defaults to. Two 10-minute runs of the default matrix on the 2-core VM
+// moved each strategy's throughput against its group's median by 6.0 % (standard deviation over 30
+// strategies): if each run puts its own error on each strategy, that is also how far one run's
+// ratio of two strategies is off, and 12 % is 1.96 times it (docs/reports.md).
+inline constexpr double kDefaultTieMargin = 0.12;
+
 // How many repetitions each cell got: a fixed number (--repetitions N), or `auto`: repeated until the
 // throughput's 95 % interval is within `target` of the mean, or the run's `budget_s` ran out.
 struct RepetitionPolicy {
@@ -206,6 +212,9 @@ struct RepetitionPolicy {
   double budget_s = 0;        // automatic: the time allowed for the whole run
   double min_timed_s = 0;     // automatic: the least timed work a repetition of a ranked cell does
   bool budget_ran_out = false;  // automatic: some cells had not settled when the budget ended
+  // Strategies whose means are within this share of the fastest's are tied with it even when their
+  // intervals part: a run's intervals do not hold the drift between runs (docs/reports.md).
+  double tie_margin = kDefaultTieMargin;
 };
 
 struct RunResult {

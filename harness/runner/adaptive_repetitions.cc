@@ -89,7 +89,7 @@ std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells,
   // A race (as F-race and successive elimination run one): a cell whose interval already lies wholly
   // below its group's fastest cannot change the answer, so the contenders, the cells tied with the
   // fastest, get the repetitions first; the rest only once every contender has settled.
-  const Recommendation rec = recommend_cells(cells, policy.target);
+  const Recommendation rec = recommend_cells(cells, policy.target, policy.tie_margin);
   std::set<std::string> contenders;
   for (const RankingGroup& g : rec.groups) {
     for (const std::string& id : g.best()) contenders.insert(id);
@@ -116,7 +116,7 @@ std::optional<std::size_t> next_repetition(const std::vector<CellResult>& cells,
 }
 
 std::vector<std::string> unsettled_cells(const std::vector<CellResult>& cells, const AutoRepetitions& policy) {
-  const std::set<std::string> together = settled_together(cells, recommend_cells(cells, policy.target).groups, policy);
+  const std::set<std::string> together = settled_together(cells, recommend_cells(cells, policy.target, policy.tie_margin).groups, policy);
   std::vector<std::string> out;
   for (const CellResult& c : cells) {
     if (!repetitions_settled(c, policy) && !together.count(c.config.id())) out.push_back(c.config.id());

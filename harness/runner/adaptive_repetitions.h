@@ -32,6 +32,9 @@ struct AutoRepetitions {
   double budget_s = 600;      // the whole run, pilots included
   double min_timed_s = 0.3;   // the least timed work of a ranked cell's repetition (the "~" rule is 0.2)
   int min_repetitions = 3;    // measured repetitions before an interval is believed
+  // The ranking's tie margin (--tie-margin), which the race's contenders follow; a run of fixed
+  // repetitions takes it from here too.
+  double tie_margin = kDefaultTieMargin;
 };
 
 // Is the cell done: not ranked, or its interval is within the target after enough repetitions?

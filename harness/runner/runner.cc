@@ -93,8 +93,8 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
   const AutoRepetitions& policy = options.auto_repetitions;
   run.repetitions = policy.enabled ? RepetitionPolicy{true, policy.min_repetitions, policy.target, policy.budget_s,
-                                                      policy.min_timed_s, false}
-                                   : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false};
+                                                      policy.min_timed_s, false, policy.tie_margin}
+                                   : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false, policy.tie_margin};
   const int first_repetitions = policy.enabled ? 1 : options.repetitions;  // auto: the pilots first
   const auto started = std::chrono::steady_clock::now();
   std::vector<PlannedCell> plans = options.cells;
