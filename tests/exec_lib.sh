@@ -11,8 +11,9 @@ expect() {
 # judge NAME PYTHON-ASSERTIONS: runs the assertions with `run` (its results.json) and `cells` bound.
 judge() {
   "$py" - "$out/$1/results.json" "$1" "$2" <<'PY' || fail "$2"
-import json, sys
+import json, os, sys
 run = json.load(open(sys.argv[1])); cells = run["cells"]
+reps = range(int(os.environ.get("SB_REPS", "1")))  # the repetitions asked for (SB_REPS)
 def check(cell, name, rep=0):
     return next(c for c in cell["repetitions"][rep]["checks"] if c["name"] == name)
 def verdict(cell, name, rep=0):

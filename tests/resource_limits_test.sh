@@ -13,6 +13,7 @@ fi
 user=sblimits
 second_user "$user"
 chmod 777 "$out"
+second_user_reaches "$user" "$bin" "$out"
 cell="run --scenario locked/whole-step --start fork --procs 1 --steps 100 --format none"
 
 # run_limited NAME AS SECONDS SHELL-PREFIX ARGS: the run under the limit the prefix sets, as the

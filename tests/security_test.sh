@@ -18,6 +18,7 @@ neighbour=sbneighbour
 second_user "$neighbour"
 chmod 755 "$out"
 cp "$src/tests/security_neighbour.py" "$out/neighbour.py" && chmod 644 "$out/neighbour.py"
+second_user_reaches "$neighbour" "$out/neighbour.py"
 victim=$out/victim  # what a planted symlink points at: it must stay empty
 : >"$victim" && chmod 644 "$victim"
 

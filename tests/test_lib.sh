@@ -14,3 +14,14 @@ second_user() {
   id "$1" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$1" ||
     { echo "FAIL: useradd $1"; exit 1; }
 }
+# second_user_reaches USER PATH...: skips the test (exit 77, saying why) when USER cannot reach one
+# of the paths, as in a checkout under a directory only its owner may enter (mktemp -d makes 0700).
+second_user_reaches() {
+  local user=$1 path
+  shift
+  for path in "$@"; do
+    runuser -u "$user" -- test -r "$path" && continue
+    echo "SKIP: user $user cannot reach $path: a parent directory is closed to other users (a checkout under mktemp -d is 0700); clone where other users may enter"
+    exit 77
+  done
+}
