@@ -90,7 +90,8 @@ std::string group_title(const RankingGroup& g) {
 std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
   std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and "
-                    "process count (ties are strategies whose 95 % intervals overlap the fastest's; a strategy's start "
+                    "process count (ties are strategies whose 95 % intervals overlap the fastest's or whose mean is within "
+                    "the tie margin; a strategy's start "
                     "methods are pooled unless told apart)\n";
   out += "  " + repetition_policy_line(run) + "\n";
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
@@ -116,7 +117,8 @@ std::string render_recommendation_console(const RunResult& run, int top) {
 std::string render_recommendation_markdown(const RunResult& run) {
   const Recommendation rec = recommend(run);
   std::string out = "## Recommendation\n\nThe fastest strategies that passed every check and converged, by kind of work and "
-                    "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap. A "
+                    "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap, or their mean is within the "
+                    "tie margin of it. A "
                     "strategy's start methods are pooled unless two were told apart, their intervals apart after 6 "
                     "repetitions each (a start method changes how a worker begins, not the loop it runs), and the "
                     "one to use is the one that launched quickest.\n\n";
