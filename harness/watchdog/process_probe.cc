@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "harness/watchdog/launch_budget.h"
 
 namespace sharebench {
 
@@ -78,25 +81,32 @@ std::string gdb_stacks(pid_t pid) { return gdb_stacks(std::vector<pid_t>{pid})[p
 std::map<pid_t, std::string> gdb_stacks(const std::vector<pid_t>& pids) {
   std::map<pid_t, std::string> out;
   if (!gdb_available()) return out;
-  std::vector<std::pair<pid_t, FILE*>> pipes;
+  std::vector<pid_t> todo;
   for (pid_t pid : pids) {
-    if (out.count(pid)) continue;
-    out[pid] = "";
-    // timeout(1) bounds a gdb that itself gets stuck; debuginfod would try the network.
-    const std::string cmd = fmt::format(
-        "timeout 30 gdb -p {} -batch -nx -ex 'set debuginfod enabled off' -ex 'set pagination off' "
-        "-ex 'thread apply all bt' </dev/null 2>/dev/null", pid);
-    if (FILE* pipe = ::popen(cmd.c_str(), "r")) pipes.emplace_back(pid, pipe);
+    if (out.emplace(pid, "").second) todo.push_back(pid);
   }
-  // Read one after the other: a gdb whose pipe is full waits for its turn, having done the slow
-  // part (attaching and reading symbols) alongside the others.
+  // In waves of one gdb per usable core: each needs seconds of CPU to read LibTorch's symbols, and
+  // more of them than cores would stretch every one towards its 30 s timeout.
+  const std::size_t wave = static_cast<std::size_t>(usable_cores());
   char line[4096];
-  for (auto& [pid, pipe] : pipes) {
-    std::string& text = out[pid];
-    while (std::fgets(line, sizeof line, pipe)) {
-      if (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#') text += line;
+  for (std::size_t first = 0; first < todo.size(); first += wave) {
+    std::vector<std::pair<pid_t, FILE*>> pipes;
+    for (std::size_t k = first; k < std::min(todo.size(), first + wave); ++k) {
+      // timeout(1) bounds a gdb that itself gets stuck; debuginfod would try the network.
+      const std::string cmd = fmt::format(
+          "timeout 30 gdb -p {} -batch -nx -ex 'set debuginfod enabled off' -ex 'set pagination off' "
+          "-ex 'thread apply all bt' </dev/null 2>/dev/null", todo[k]);
+      if (FILE* pipe = ::popen(cmd.c_str(), "r")) pipes.emplace_back(todo[k], pipe);
     }
-    ::pclose(pipe);
+    // Read one after the other: a gdb whose pipe is full waits for its turn, having done the slow
+    // part (attaching and reading symbols) alongside the others.
+    for (auto& [pid, pipe] : pipes) {
+      std::string& text = out[pid];
+      while (std::fgets(line, sizeof line, pipe)) {
+        if (std::strncmp(line, "Thread ", 7) == 0 || line[0] == '#') text += line;
+      }
+      ::pclose(pipe);
+    }
   }
   return out;
 }

@@ -23,8 +23,8 @@ bool gdb_available();
 // Every thread's stack of a live process, from `gdb -p PID -batch` (thread headers and frames
 // only); "" when gdb is missing or fails. Takes about 2 s for a process with LibTorch loaded.
 std::string gdb_stacks(pid_t pid);
-// The same for several processes at once: one gdb each, all started before any is read, so a hang
-// of N workers waits for the slowest gdb rather than for N of them one after the other.
+// The same for several processes at once: one gdb each, as many at a time as there are usable
+// cores, so a hang of N workers on N cores waits for the slowest gdb rather than for N in a row.
 std::map<pid_t, std::string> gdb_stacks(const std::vector<pid_t>& pids);
 
 }  // namespace sharebench

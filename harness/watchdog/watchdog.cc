@@ -24,7 +24,7 @@ constexpr auto kReapGrace = std::chrono::seconds(10);
 // How often each worker's memory is sampled: often enough for a short cell to have a few samples,
 // rarely enough that reading smaps_rollup (tens of µs) costs nothing beside the run.
 constexpr auto kMemoryInterval = std::chrono::milliseconds(100);
-// gdb takes 2–3 s of CPU per LibTorch process (more on a loaded machine), and the gdbs run at once:
+// gdb takes 2–3 s of CPU per LibTorch process (more on a loaded machine), one per core at a time:
 // 64 of them on a few cores would keep a hang's teardown busy for minutes. The ranks the hang
 // names come first.
 constexpr int kMaxGdbProcesses = 8;
