@@ -197,6 +197,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --fault kill:4294967297@5", "the rank must be 0..63"},
                       BadInput{"run --shard 0/2", "--shard K must be a whole number from 1 to 2"},
                       BadInput{"run --lr nan", "--lr must be a number"},
+                      BadInput{"run --tie-margin 80", "--tie-margin must be a number from 0 to 50, got '80'"},
                       BadInput{"compare /dev/null /dev/null --threshold nan", "--threshold must be a number"},
                       BadInput{"run --scenario ipc --procs 1", "scenario 'ipc' needs at least 2 processes"},
                       BadInput{"run --steps -5", "--steps must be"},

@@ -167,6 +167,12 @@ TEST(Recommendation, PoolsStartMethodsThatPartedBeforeSixRepetitionsEach) {
   EXPECT_EQ(lock_free.rate.n, 9);
   EXPECT_NEAR(lock_free.rate.mean, 116.67, 0.01);
   EXPECT_EQ(lock_free.start, StartMethod::kFork);
+  // Where such a strategy leads, the advice says its start methods were not told apart, and why.
+  RunResult alone;
+  alone.cells = {run.cells[0], run.cells[1]};
+  EXPECT_NE(recommend(alone).groups[0].verdict.find("its start methods were not told apart: their intervals part, but "
+                                                    "from fewer than 6 repetitions"),
+            std::string::npos) << recommend(alone).groups[0].verdict;
   // Told apart once each start method has six repetitions and the intervals still part.
   for (double v : {150.0, 151.0, 149.0}) {
     Repetition r = run.cells[0].repetitions.front();
