@@ -65,6 +65,7 @@ std::vector<KindTable> kind_tables(const Recommendation& rec) {
       r.rate = s.rate;
       r.settled = s.settled;
       r.tied_with_best = s.tied_with_best;
+      r.tied_by_margin = s.tied_by_margin;
       r.uss_mb = s.uss_mb;
       r.launch_ms = s.launch_ms;
       t.best[s.strategy].emplace(g.procs, r);
@@ -198,12 +199,12 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
 std::string ranked_rows(const RankingGroup& g) {
   std::string rows = "<tr><th></th><th>strategy</th><th>its figures</th></tr>\n";
   for (const RankedStrategy& s : g.strategies) {
-    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", s.tied_with_best ? "=" : "", html_escape(s.strategy),
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", tie_mark(s), html_escape(s.strategy),
                         html_escape(ranked_figures(s, g.unit)));
   }
   rows += "<tr><th></th><th>cell</th><th>its figures</th></tr>\n";
   for (const RankedCell& r : g.ranked) {
-    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", r.tied_with_best ? "=" : "", html_escape(r.cell),
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", tie_mark(r), html_escape(r.cell),
                         html_escape(ranked_figures(r, g.unit)));
   }
   return rows;
@@ -224,7 +225,9 @@ std::string answer_section(const RunResult& run, const Recommendation& rec) {
   }
   out += "</ul>\n";
   if (!rec.groups.empty()) {
-    out += "<details id=\"ranked\"><summary>Every ranked strategy and cell, with its interval, memory and launch cost</summary>\n";
+    out += "<details id=\"ranked\"><summary>Every ranked strategy and cell, with its interval, memory and launch cost</summary>\n"
+           "<p class=\"summary\">= tied with the fastest: 95 % intervals overlap. ≈ tied through the tie margin: the "
+           "intervals part, the means are within it.</p>\n";
     for (const RankingGroup& g : rec.groups) {
       out += fmt::format("<h3>{}</h3>\n<table class=\"ranked\">\n{}</table>\n", html_escape(group_title(g)), ranked_rows(g));
     }

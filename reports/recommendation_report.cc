@@ -90,9 +90,8 @@ std::string group_title(const RankingGroup& g) {
 std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
   std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and "
-                    "process count (ties are strategies whose 95 % intervals overlap the fastest's or whose mean is within "
-                    "the tie margin; a strategy's start "
-                    "methods are pooled unless told apart)\n";
+                    "process count (= tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
+                    "strategy's start methods are pooled unless told apart)\n";
   out += "  " + repetition_policy_line(run) + "\n";
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
   // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
@@ -106,7 +105,7 @@ std::string render_recommendation_console(const RunResult& run, int top) {
         out += fmt::format("      ... {} more (report.md, results.json)\n", g.strategies.size() - shown);
         break;
       }
-      out += fmt::format("    {} {:<28} {}\n", s.tied_with_best ? "=" : " ", s.strategy, ranked_figures(s, g.unit));
+      out += fmt::format("    {:<1} {:<28} {}\n", tie_mark(s), s.strategy, ranked_figures(s, g.unit));
       ++shown;
     }
   }
@@ -117,8 +116,9 @@ std::string render_recommendation_console(const RunResult& run, int top) {
 std::string render_recommendation_markdown(const RunResult& run) {
   const Recommendation rec = recommend(run);
   std::string out = "## Recommendation\n\nThe fastest strategies that passed every check and converged, by kind of work and "
-                    "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap, or their mean is within the "
-                    "tie margin of it. A "
+                    "process count. Strategies marked = are tied with the fastest: their 95 % intervals overlap; those marked ≈ are "
+                    "tied through the tie margin: their intervals part, but their mean is within the margin of the fastest's "
+                    "(the run-to-run drift of a machine like this one). A "
                     "strategy's start methods are pooled unless two were told apart, their intervals apart after 6 "
                     "repetitions each (a start method changes how a worker begins, not the loop it runs), and the "
                     "one to use is the one that launched quickest.\n\n";
@@ -132,7 +132,7 @@ std::string render_recommendation_markdown(const RunResult& run) {
       std::string starts;
       for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
       if (s.starts.size() > 1) starts += s.pooled ? " (pooled)" : " (differ)";
-      out += fmt::format("| {} | {} | {} | {:.0f} | {}{} | {} | {} | {} | {} |\n", s.tied_with_best ? "=" : "", s.strategy,
+      out += fmt::format("| {} | {} | {} | {:.0f} | {}{} | {} | {} | {} | {} |\n", tie_mark(s), s.strategy,
                          to_string(s.start), s.rate.mean, interval_text(s.rate),
                          s.settled || !s.rate.bounded() ? "" : " (not settled)", s.rate.n, starts,
                          s.uss_mb > 0 ? fmt::format("{:.0f}", s.uss_mb) : "-", s.launch_ms > 0 ? fmt::format("{:.0f}", s.launch_ms) : "-");
@@ -141,7 +141,7 @@ std::string render_recommendation_markdown(const RunResult& run) {
                        "|---|---|---:|---|---:|---:|---:|\n",
                        group_title(g), g.unit);
     for (const RankedCell& r : g.ranked) {
-      out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", r.tied_with_best ? "=" : "", r.cell, r.rate.mean,
+      out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", tie_mark(r), r.cell, r.rate.mean,
                          interval_text(r.rate), r.settled || !r.rate.bounded() ? "" : " (not settled)", r.rate.n,
                          r.uss_mb > 0 ? fmt::format("{:.0f}", r.uss_mb) : "-",
                          r.launch_ms > 0 ? fmt::format("{:.0f}", r.launch_ms) : "-");

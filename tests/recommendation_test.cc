@@ -11,6 +11,8 @@
 #include "harness/results/results_json.h"
 #include "harness/runner/adaptive_repetitions.h"
 #include "harness/util/statistics.h"
+#include "reports/html_answer.h"
+#include "reports/recommendation_report.h"
 
 namespace sharebench {
 namespace {
@@ -84,6 +86,18 @@ TEST(Recommendation, TiesStrategiesWithinTheTieMarginThoughTheirIntervalsPart) {
   EXPECT_EQ(rec.groups[0].verdict, "not distinguishable from run to run (means within the 12 % tie margin): "
                                    "hogwild/lock-free, hogwild/locked; start hogwild/lock-free with fork (the only start "
                                    "method measured)");
+  // Every report marks the margin's tie apart from an overlap: ≈ rather than =.
+  EXPECT_EQ(tie_mark(rec.groups[0].strategies[0]), "=");
+  EXPECT_EQ(tie_mark(rec.groups[0].strategies[1]), "≈");
+  EXPECT_EQ(tie_mark(rec.groups[0].strategies[2]), "");
+  EXPECT_EQ(tie_mark(rec.groups[0].ranked[1]), "≈") << rec.groups[0].ranked[1].cell;
+  run.repetitions.fixed = 4;
+  const std::string console = render_recommendation_console(run, 5);
+  EXPECT_NE(console.find("    ≈ hogwild/locked"), std::string::npos) << console;
+  EXPECT_NE(console.find("    = hogwild/lock-free"), std::string::npos) << console;
+  EXPECT_NE(console.find("      hogwild/update-only"), std::string::npos) << console;
+  EXPECT_NE(render_recommendation_markdown(run).find("| ≈ | hogwild/locked |"), std::string::npos);
+  EXPECT_NE(html_answer(run).section.find("<tr><td>≈</td><td>hogwild/locked</td>"), std::string::npos);
   // --tie-margin 0: the intervals alone decide.
   run.repetitions.tie_margin = 0;
   rec = recommend(run);

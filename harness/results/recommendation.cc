@@ -1,6 +1,7 @@
 // The recommendation: ranking the strategies and cells that qualify, pooling a strategy's start methods
 // unless they were told apart, stating ties as ties, naming what was left out.
 #include "harness/results/recommendation.h"
+#include "harness/results/start_method_pooling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,112 +64,6 @@ std::vector<double> throughput_values(const CellResult& cell) {
   return values;
 }
 
-// Among start methods that launch alike: fork (the fewest moving parts), then forkserver, then spawn.
-int start_preference(StartMethod m) {
-  switch (m) {
-    case StartMethod::kFork: return 0;
-    case StartMethod::kForkserver: return 1;
-    case StartMethod::kSpawn: return 2;
-    case StartMethod::kThread: return 3;
-  }
-  return 4;
-}
-
-// Two start methods are told apart when each was measured kMinToTellApart times or more and their
-// intervals still part. With fewer, a spell of the machine (lasting seconds, it can cover all of one
-// cell's repetitions) parts them as often as a real difference, and ranking by the fastest then picks
-// the luckiest (the winner's curse: docs/reports.md, 3 388 steps/s from 3 repetitions against 3 068).
-constexpr int kMinToTellApart = 6;
-bool told_apart(const RankedCell& a, const RankedCell& b) {
-  return a.rate.n >= kMinToTellApart && b.rate.n >= kMinToTellApart && !a.rate.overlaps(b.rate);
-}
-
-// One strategy from its cells (fastest first) and their figures. Its start methods are pooled when
-// each was measured kMinToPool times or more and no two of them were told apart. A start method
-// measured once or twice cannot be shown to run like the others (two repetitions give an interval
-// 12.7 standard errors wide, which overlaps nearly anything), so until then the strategy is ranked
-// by its fastest start method, whose wide interval keeps it a contender that gets more.
-constexpr int kMinToPool = 3;
-RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
-                             double settle, std::vector<bool>& counts) {
-  RankedStrategy s;
-  s.strategy = cells.front()->strategy;
-  for (const RankedCell* c : cells) s.starts.emplace_back(to_string(c->start));
-  s.pooled = cells.size() > 1;
-  for (std::size_t i = 0; i < cells.size() && s.pooled; ++i) {
-    s.pooled = cells[i]->rate.n >= kMinToPool;
-    for (std::size_t j = i + 1; j < cells.size() && s.pooled; ++j) s.pooled = !told_apart(*cells[i], *cells[j]);
-  }
-  counts.assign(cells.size(), false);
-  if (s.pooled) {
-    std::vector<double> all;
-    for (const auto& v : values) all.insert(all.end(), v.begin(), v.end());
-    s.rate = mean_interval_95(all);
-    counts.assign(cells.size(), true);
-  } else {
-    s.rate = cells.front()->rate;
-    for (std::size_t i = 0; i < cells.size(); ++i) counts[i] = i == 0 || (cells[i]->rate.bounded() && cells[0]->rate.bounded() &&
-                                                                           cells[i]->rate.overlaps(cells[0]->rate));
-  }
-  // The start method to use: the quickest launch among those that count. Launches within 25 % or
-  // 5 ms of the quickest are alike (fork and forkserver differ by noise), and among those fork comes
-  // first, then forkserver, then spawn, so the advice does not flip with a millisecond. A launch not
-  // measured (0) never wins over one that was.
-  const RankedCell* quickest = nullptr;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (counts[i] && cells[i]->launch_ms > 0 && (!quickest || cells[i]->launch_ms < quickest->launch_ms)) quickest = cells[i];
-  }
-  const RankedCell* use = cells.front();
-  if (quickest) {
-    const double alike = std::max(quickest->launch_ms + 5, quickest->launch_ms * 1.25);
-    use = quickest;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const RankedCell* c = cells[i];
-      if (counts[i] && c->launch_ms > 0 && c->launch_ms <= alike && start_preference(c->start) < start_preference(use->start)) use = c;
-    }
-  }
-  s.start = use->start;
-  s.cell = use->cell;
-  s.uss_mb = use->uss_mb;
-  s.launch_ms = use->launch_ms;
-  s.settled = s.rate.relative_half_width() <= settle;
-  return s;
-}
-
-// How to start the strategy, and why that start method: "fork (its start methods ran alike; launch:
-// fork 10 ms, forkserver 9 ms, spawn 590 ms)".
-std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
-  if (s.starts.size() == 1) return fmt::format("{} (the only start method measured)", to_string(s.start));
-  if (!s.pooled && !s.rate.bounded()) return fmt::format("{} (its fastest start method, measured once)", to_string(s.start));
-  std::vector<const RankedCell*> mine;
-  for (const RankedCell& c : ranked) {
-    if (c.strategy == s.strategy) mine.push_back(&c);
-  }
-  std::sort(mine.begin(), mine.end(), [](const RankedCell* a, const RankedCell* b) {
-    return start_preference(a->start) < start_preference(b->start);
-  });
-  std::string launches, slower;
-  for (const RankedCell* c : mine) {
-    if (!s.pooled && !(c->rate.bounded() && c->rate.overlaps(s.rate))) {  // what counts overlaps the fastest
-      slower += (slower.empty() ? "" : ", ") + std::string(to_string(c->start));
-    }
-    if (c->launch_ms > 0) launches += fmt::format("{}{} {:.0f} ms", launches.empty() ? "" : ", ", to_string(c->start), c->launch_ms);
-  }
-  const std::string launch = launches.empty() ? "" : "; launch: " + launches;
-  if (s.pooled) {
-    bool apart = false;  // pooled, but not yet shown alike: say so
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      for (std::size_t j = i + 1; j < mine.size(); ++j) apart = apart || !mine[i]->rate.overlaps(mine[j]->rate);
-    }
-    return fmt::format("{} (its start methods {}{})", to_string(s.start),
-                       apart ? fmt::format("were not told apart: their intervals part, but from fewer than {} repetitions",
-                                         kMinToTellApart)
-                             : std::string("ran alike"),
-                       launch);
-  }
-  return fmt::format("{} (its start methods differ: {} ran slower{})", to_string(s.start), slower.empty() ? "one" : slower, launch);
-}
-
 // "not distinguishable at this budget" when the intervals overlap (more repetitions could part
 // them); "not distinguishable from run to run" when a strategy is tied through the margin alone.
 std::string verdict_of(const RankingGroup& g, double tie_margin) {
@@ -185,7 +80,7 @@ std::string verdict_of(const RankingGroup& g, double tie_margin) {
                                                   percent_text(tie_margin))
                                     : std::string("not distinguishable at this budget");
   if (tied.size() > 3) {
-    return fmt::format("{}: the {} strategies marked =, led by {}; start it with {}", why, tied.size(), best.strategy, how);
+    return fmt::format("{}: the {} strategies marked = or ≈, led by {}; start it with {}", why, tied.size(), best.strategy, how);
   }
   if (tied.size() > 1) {
     std::string names;
@@ -332,6 +227,7 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
       for (std::size_t k = 0; k < mine.size(); ++k) {
         RankedCell& r = g.ranked[mine[k]];
         r.tied_with_best = s.tied_with_best && counting[s.strategy][k];
+        r.tied_by_margin = r.tied_with_best && s.tied_by_margin;
         r.settled = r.settled || (s.pooled && s.settled);  // settled with its strategy's other start methods
       }
     }
@@ -340,6 +236,12 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
   }
   return rec;
 }
+
+namespace {
+std::string mark_of(bool tied, bool by_margin) { return !tied ? "" : by_margin ? "≈" : "="; }
+}  // namespace
+std::string tie_mark(const RankedStrategy& s) { return mark_of(s.tied_with_best, s.tied_by_margin); }
+std::string tie_mark(const RankedCell& c) { return mark_of(c.tied_with_best, c.tied_by_margin); }
 
 std::string percent_text(double share) {
   if (!std::isfinite(share)) return "unbounded";

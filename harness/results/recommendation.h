@@ -55,6 +55,7 @@ struct RankedCell {
   bool settled = false;         // the interval is within the run's target width (auto repetitions)
   bool tied_with_best = false;  // its strategy is tied with the fastest, and it is one of that strategy's
                                 // start methods that count (all of them when they were pooled)
+  bool tied_by_margin = false;  // that tie is through the tie margin alone (its strategy's)
   double uss_mb = 0;            // peak private memory of the largest worker (0: not measured)
   double launch_ms = 0;         // launch to the start barrier, slowest worker (0: not measured)
 };
@@ -86,7 +87,7 @@ struct RankingGroup {
   // "hogwild/lock-free, 12 % ahead of locked/update-only; start it with fork (...)" or "not
   // distinguishable at this budget: a, b, c; ..."; the same sentence in every report.
   std::string verdict;
-  std::vector<std::string> best() const;             // the cells marked =
+  std::vector<std::string> best() const;             // the cells marked = or ≈
   std::vector<std::string> best_strategies() const;  // the fastest strategy and every one tied with it
 };
 
@@ -108,6 +109,12 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
 // The form results.json carries (docs/results-schema.md, "recommendation"); written for readers
 // and recomputed from the cells whenever a file is loaded.
 nlohmann::json recommendation_json(const Recommendation& rec);
+
+// The mark every report puts before a ranked strategy or cell: "=" tied with the fastest (95 %
+// intervals overlap), "≈" tied through the tie margin alone (intervals apart, means within it), ""
+// not tied.
+std::string tie_mark(const RankedStrategy& s);
+std::string tie_mark(const RankedCell& c);
 
 // "12 %" ahead, "±3.1 %" widths, and the like, as every report writes them.
 std::string percent_text(double share);

@@ -19,7 +19,7 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
     for (const RankedCell& r : g.ranked) {
       ranked.push_back({{"cell", r.cell}, {"strategy", r.strategy}, {"start", to_string(r.start)},
                         {"mean", bound(r.rate.mean)}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)},
-                        {"repetitions", r.rate.n}, {"settled", r.settled}, {"tied_with_best", r.tied_with_best},
+                        {"repetitions", r.rate.n}, {"settled", r.settled}, {"tied_with_best", r.tied_with_best}, {"tied_by_margin", r.tied_by_margin},
                         {"uss_mb", r.uss_mb}, {"launch_ms", r.launch_ms}});
     }
     json strategies = json::array();

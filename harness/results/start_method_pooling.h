@@ -1,0 +1,24 @@
+// A strategy's start methods in the ranking (recommendation.cc's helper): whether they pool into
+// one measurement, which of their cells the strategy's rate stands for, and the start method to
+// advise with the reason in words.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/results/recommendation.h"
+
+namespace sharebench {
+
+// One strategy from its cells (fastest first) and each cell's figures: pooled when every start
+// method was measured 3 times or more and no two were told apart (intervals apart after 6
+// repetitions each); otherwise ranked by its fastest start method. `settle` is the relative
+// half-width that counts as settled; `counts[i]` comes back true for the cells the rate stands for.
+RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
+                             double settle, std::vector<bool>& counts);
+
+// How to start the strategy, and why: "fork (its start methods ran alike; launch: fork 10 ms,
+// forkserver 9 ms, spawn 590 ms)". `ranked` is the group's cells.
+std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked);
+
+}  // namespace sharebench
