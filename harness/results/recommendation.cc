@@ -1,7 +1,6 @@
 // The recommendation: ranking the strategies and cells that qualify, pooling a strategy's start methods
 // unless they were told apart, stating ties as ties, naming what was left out.
 #include "harness/results/recommendation.h"
-#include "harness/results/start_method_pooling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,8 @@
 #include <tuple>
 
 #include <fmt/format.h>
+
+#include "harness/results/start_method_pooling.h"
 
 namespace sharebench {
 

@@ -31,14 +31,16 @@ bool told_apart(const RankedCell& a, const RankedCell& b) {
   return a.rate.n >= kMinToTellApart && b.rate.n >= kMinToTellApart && !a.rate.overlaps(b.rate);
 }
 
+// A strategy's start methods are pooled when each was measured kMinToPool times or more and no two
+// of them were told apart. A start method measured once or twice cannot be shown to run like the
+// others (two repetitions give an interval 12.7 standard errors wide, which overlaps nearly
+// anything), so until then the strategy is ranked by its fastest start method, whose wide interval
+// keeps it a contender that gets more.
+constexpr int kMinToPool = 3;
+
 }  // namespace
 
-// One strategy from its cells (fastest first) and their figures. Its start methods are pooled when
-// each was measured kMinToPool times or more and no two of them were told apart. A start method
-// measured once or twice cannot be shown to run like the others (two repetitions give an interval
-// 12.7 standard errors wide, which overlaps nearly anything), so until then the strategy is ranked
-// by its fastest start method, whose wide interval keeps it a contender that gets more.
-constexpr int kMinToPool = 3;
+// One strategy from its cells (fastest first) and their figures: see the header.
 RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
                              double settle, std::vector<bool>& counts) {
   RankedStrategy s;
