@@ -6,6 +6,10 @@
 //                             user (torch's `file_system` strategy)
 //   cuda                      a device buffer and an interprocess event, passed as CUDA IPC
 //                             handles; skipped where there is no GPU, refused under fork
+//   cuda-hold-1024            cuda, with each consumer holding its last 1 024 messages open at
+//                             once (more than PyTorch's 1 000 CUDA IPC events in flight)
+//   cuda-early-reuse,         the two known bugs below over CUDA IPC: the device buffer rewritten
+//   cuda-producer-exits       while held, the exporting process gone while its memory is mapped
 //   early-reuse               (known bug) the producer reuses a buffer before every consumer has
 //                             released it, so a consumer reads the next message's bytes
 //   producer-exits            (known bug) the producer returns while consumers still expect and
@@ -30,6 +34,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,6 +67,7 @@ constexpr std::array<std::size_t, 8> kSizes = {4u << 10, 16u << 10, 64u << 10, 2
 constexpr std::size_t kBytesPerSize = 128u << 20;  // caps the messages of the large sizes (2 of 64 MiB)
 constexpr int kWindow = 4;                         // messages in flight per size
 constexpr int kProducerExitsAfter = 2;             // messages the planted producer-exits sends
+constexpr int kHeldOpen = 1024;  // cuda-hold-1024: the messages each consumer keeps mapped at once
 
 enum class Transport { kFd, kNamed, kCuda };
 
@@ -73,7 +79,9 @@ struct IpcState {
   std::atomic<std::int64_t> reused_while_held{0};  // buffers the producer rewrote before release
 };
 
-enum class Kind : std::uint32_t { kData = 1, kEnd = 2 };
+// kFlush: the producer waits for every buffer of a size back; a consumer that holds messages
+// open (cuda-hold-1024) releases them all on it.
+enum class Kind : std::uint32_t { kData = 1, kEnd = 2, kFlush = 3 };
 
 struct Message {
   Kind kind = Kind::kData;
@@ -104,8 +112,13 @@ std::string size_label(std::size_t bytes) {
 
 Transport transport_of(const std::string& variant) {
   if (variant.rfind("named", 0) == 0) return Transport::kNamed;
-  if (variant == "cuda") return Transport::kCuda;
+  if (variant.rfind("cuda", 0) == 0) return Transport::kCuda;
   return Transport::kFd;
+}
+
+// The planted bugs hold over any transport: `early-reuse` and `cuda-early-reuse` alike.
+bool variant_ends_with(const std::string& variant, const std::string& suffix) {
+  return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // One buffer on the producer's side, whatever the transport.
@@ -147,6 +160,10 @@ class IpcScenario : public Scenario {
       return std::string("CUDA IPC needs separate processes: a process cannot open its own IPC handles");
     }
     return cuda_ipc_unavailable();
+  }
+
+  void prepare_worker_process() override {
+    if (transport_ == Transport::kCuda) initialise_cuda_in_this_process();
   }
 
   void setup(SetupContext& ctx) override {
@@ -233,15 +250,17 @@ class IpcScenario : public Scenario {
 
  private:
   double io_timeout_s() const { return std::max(0.5, cell_.hang_timeout_s / 2); }
+  bool holds_open() const { return cell_.variant == "cuda-hold-1024"; }
 
   // ---- producer (rank 0) ------------------------------------------------------------------------
   void produce(WorkerContext& ctx, IpcState& state) {
     const int consumers = ctx.procs() - 1;
     std::vector<UnixSocket> to = accept_ranked_peers(state.socket_name, consumers, cell_.hang_timeout_s, io_timeout_s());
-    const bool early_reuse = cell_.variant == "early-reuse";
-    const bool exits_early = cell_.variant == "producer-exits";
+    const bool early_reuse = variant_ends_with(cell_.variant, "early-reuse");
+    const bool exits_early = variant_ends_with(cell_.variant, "producer-exits");
     const bool fresh = cell_.variant.find("fresh") != std::string::npos;
-    const int window = early_reuse ? 1 : kWindow;
+    const bool hold = holds_open();
+    const int window = early_reuse ? 1 : hold ? kHeldOpen + kWindow : kWindow;
     std::uint64_t id = 0;
 
     ctx.wait_for_start();
@@ -249,7 +268,8 @@ class IpcScenario : public Scenario {
       const std::size_t bytes = kSizes[size_index];
       std::map<std::uint32_t, OutgoingBuffer> buffers;  // slot -> buffer
       std::uint32_t next_slot = 0;
-      const std::int64_t count = messages_for(bytes, cell_.workload.steps);
+      std::int64_t count = messages_for(bytes, cell_.workload.steps);
+      if (hold && size_index == 0) count = std::max<std::int64_t>(count, kHeldOpen + 2 * kWindow);
       for (std::int64_t m = 0; m < count; ++m, ++id) {
         std::uint32_t slot = 0;
         if (fresh) {
@@ -295,6 +315,11 @@ class IpcScenario : public Scenario {
           return;
         }
       }
+      if (hold) {
+        Message flush;
+        flush.kind = Kind::kFlush;
+        for (auto& s : to) s.send(&flush, sizeof(flush), io_timeout_s());
+      }
       while (std::any_of(buffers.begin(), buffers.end(), [](auto& kv) { return kv.second.held > 0; })) {
         take_release(to, buffers, fresh);
       }
@@ -328,6 +353,17 @@ class IpcScenario : public Scenario {
     std::int64_t received = 0, corrupt = 0, missing = 0;
     double bytes_received = 0;
     std::int64_t last_ns = 0;
+    struct Held {
+      std::unique_ptr<CudaConsumerView> view;
+      Release release;
+    };
+    std::deque<Held> held;  // cuda-hold-1024 only
+    std::int64_t max_held = 0;
+    auto release_oldest = [&] {
+      held.front().view.reset();  // unmapped before the producer may reuse the buffer
+      producer.send(&held.front().release, sizeof(Release), io_timeout_s());
+      held.pop_front();
+    };
 
     ctx.wait_for_start();
     last_ns = monotonic_ns();
@@ -341,6 +377,10 @@ class IpcScenario : public Scenario {
         // queued behind the previous one's checksum is not charged for the queueing.
         msg.sent_ns = std::max(msg.sent_ns, ready_ns);
         if (msg.kind == Kind::kEnd) break;
+        if (msg.kind == Kind::kFlush) {
+          while (!held.empty()) release_oldest();
+          continue;
+        }
         const std::size_t bytes = msg.bytes;
         std::uint64_t sum = 0;
         std::optional<double> handoff_s;
@@ -362,18 +402,33 @@ class IpcScenario : public Scenario {
             sum = msg.checksum;
           }
         } else {
-          CudaConsumerView view(msg.cuda, bytes);
+          std::unique_ptr<CudaConsumerView> view;
+          try {
+            view = std::make_unique<CudaConsumerView>(msg.cuda, bytes);
+          } catch (const CudaIpcOpenFailed& e) {
+            throw_if_producer_gone(producer, e);
+            throw;
+          }
           handoff_s = seconds_since(msg.sent_ns);
-          if (cell_.variant == "early-reuse" && msg.id == 0) state.rendezvous.wait();
-          sum = view.checksum();
+          if (variant_ends_with(cell_.variant, "early-reuse") && msg.id == 0) state.rendezvous.wait();
+          sum = view->checksum();
+          if (holds_open()) {
+            // Keep it mapped (and its event open) as a consumer holding tensors would; release
+            // the oldest once more than kHeldOpen are held.
+            held.push_back({std::move(view), Release{msg.id, msg.buffer, static_cast<std::uint32_t>(ctx.rank())}});
+            max_held = std::max(max_held, static_cast<std::int64_t>(held.size()));
+            if (static_cast<int>(held.size()) > kHeldOpen) release_oldest();
+          }
         }
         if (sum != msg.checksum) ++corrupt;
         if (handoff_s) latency_s[bytes].push_back(*handoff_s);
         ++received;
         bytes_received += static_cast<double>(bytes);
         last_ns = monotonic_ns();
-        Release release{msg.id, msg.buffer, static_cast<std::uint32_t>(ctx.rank())};
-        producer.send(&release, sizeof(release), io_timeout_s());
+        if (!holds_open()) {
+          Release release{msg.id, msg.buffer, static_cast<std::uint32_t>(ctx.rank())};
+          producer.send(&release, sizeof(release), io_timeout_s());
+        }
         ctx.beat(received);
       }
     } catch (const IpcError& e) {
@@ -388,10 +443,28 @@ class IpcScenario : public Scenario {
     }
     ctx.finish();
     for (const auto& [bytes, samples] : latency_s) ctx.record_point(static_cast<double>(bytes), median(samples));
+    if (holds_open()) ctx.metric("max_held_open", static_cast<double>(max_held));
     ctx.metric("messages_received", static_cast<double>(received));
     ctx.metric("bytes_received", bytes_received);
     ctx.metric("corrupt_messages", static_cast<double>(corrupt));
     ctx.metric("segments_missing", static_cast<double>(missing));
+  }
+
+  // A handle that cannot be mapped: when the producer's end of the stream is closed too, it is
+  // the producer that exited (CUDA frees an exporter's memory with the process, and the handle
+  // is invalid from then on), reported as ProducerExited with CUDA's words; else nothing is thrown.
+  void throw_if_producer_gone(UnixSocket& producer, const CudaIpcOpenFailed& open_failed) const {
+    try {
+      for (;;) {
+        Message rest;
+        producer.receive(&rest, sizeof(rest), io_timeout_s());  // what the producer sent before it went
+        if (rest.kind == Kind::kEnd) return;
+      }
+    } catch (const IpcError& e) {
+      if (e.kind() != IpcError::Kind::kPeerClosed) return;
+      throw IpcError(IpcError::Kind::kPeerClosed,
+                     fmt::format("{}; a handle it sent could not be mapped ({})", e.what(), open_failed.what()));
+    }
   }
 
   static double seconds_since(std::int64_t ns) { return static_cast<double>(monotonic_ns() - ns) * 1e-9; }
@@ -403,7 +476,7 @@ class IpcScenario : public Scenario {
 
   std::uint64_t check_message(IpcState& state, const Message& msg, const torch::Tensor& tensor) const {
     // Planted early-reuse: hold message 0 until the producer has rewritten its buffer.
-    if (cell_.variant == "early-reuse" && msg.id == 0) state.rendezvous.wait();
+    if (variant_ends_with(cell_.variant, "early-reuse") && msg.id == 0) state.rendezvous.wait();
     return checksum(tensor.data_ptr(), msg.bytes);
   }
 
@@ -422,11 +495,16 @@ SHAREBENCH_SCENARIO(IpcScenario, "ipc")
     ->Variant("named-reuse", "named /dev/shm segment passed by name; buffers reused")
     ->Variant("named-fresh", "named /dev/shm segment, a fresh one per message, unlinked by its last user")
     ->Variant("cuda", "CUDA IPC memory and event handles (needs a GPU; refused under fork)")
+    ->Variant("cuda-hold-1024", "CUDA IPC with each consumer holding 1 024 messages mapped at once (needs a GPU)")
     ->NotSoaked("asking whether a GPU is there initialises CUDA, which soak's plan must not do before the "
                 "forkserver forks; run it with `run --scenario ipc/cuda --fault ...`")
     ->KnownBug("early-reuse", "the producer rewrites a buffer before every consumer released it",
                Expectation{{checks::kMessageChecksums, checks::kBufferLifetime}, {}})
     ->KnownBug("producer-exits", "the producer exits while consumers hold its tensors and wait for more",
-               Expectation{{checks::kProducerLifetime}, {}});
+               Expectation{{checks::kProducerLifetime}, {}})
+    ->KnownBug("cuda-early-reuse", "early-reuse over CUDA IPC: the device buffer rewritten while a consumer holds it "
+               "(needs a GPU)", Expectation{{checks::kMessageChecksums, checks::kBufferLifetime}, {}})
+    ->KnownBug("cuda-producer-exits", "producer-exits over CUDA IPC: the exporting process returns while its "
+               "memory is mapped (needs a GPU)", Expectation{{checks::kProducerLifetime}, {}});
 
 }  // namespace sharebench

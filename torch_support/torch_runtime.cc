@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
@@ -72,5 +73,20 @@ void init_torch_in_worker(const CellConfig& cell) {
 }
 
 void on_torch_worker_init(std::function<void(const CellConfig&)> step) { worker_steps().push_back(std::move(step)); }
+
+bool libtorch_has_cuda() {
+  static const bool loaded = [] {
+    void* handle = ::dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD);
+    if (handle) ::dlclose(handle);  // NOLOAD took a reference; give it back
+    return handle != nullptr;
+  }();
+  return loaded;
+}
+
+void seed_cpu_generator(std::uint64_t seed) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_current_seed(seed);
+}
 
 }  // namespace sharebench

@@ -8,6 +8,7 @@
 // harness itself stays free of LibTorch; these reach it as hooks (launcher.h).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "harness/config/cell_config.h"
@@ -24,5 +25,16 @@ void init_torch_in_worker(const CellConfig& cell);
 // dtype, set_num_interop_threads). Call at static-initialisation time, beside the scenario's
 // SHAREBENCH_SCENARIO line; the step runs before the first op of every worker of every cell.
 void on_torch_worker_init(std::function<void(const CellConfig&)> step);
+
+// Seeds LibTorch's CPU generator alone. Use it instead of torch::manual_seed, which in a CUDA build
+// of LibTorch also counts the GPUs and seeds theirs: that initialises CUDA in the calling process,
+// so a runner that seeds a model before it forks leaves every fork child failing its first
+// manual_seed with "CUDA error: initialization error" (measured on an H100 with LibTorch 2.11,
+// docs/gpu.md), and a CPU worker pays for a CUDA context it never uses.
+void seed_cpu_generator(std::uint64_t seed);
+
+// Whether this process's LibTorch is a CUDA build (libtorch_cuda is loaded), asked without
+// initialising CUDA: a process that has cannot fork children that use it.
+bool libtorch_has_cuda();
 
 }  // namespace sharebench

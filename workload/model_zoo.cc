@@ -7,6 +7,7 @@
 
 #include "harness/config/flag_values.h"
 #include "harness/config/model_options.h"
+#include "torch_support/torch_runtime.h"
 #include "workload/standard_workload.h"
 
 namespace sharebench {
@@ -110,14 +111,14 @@ std::unique_ptr<Model> build(const WorkloadOptions& w) {
 }  // namespace
 
 std::unique_ptr<Model> make_model(const WorkloadOptions& w) {
-  torch::manual_seed(w.seed);
+  seed_cpu_generator(w.seed);
   return build(w);
 }
 
 std::unique_ptr<Model> make_teacher(const WorkloadOptions& w) {
   std::unique_ptr<Model> teacher = make_model(w);
   torch::NoGradGuard no_grad;
-  torch::manual_seed(w.seed * 104729 + 3);
+  seed_cpu_generator(w.seed * 104729 + 3);
   for (torch::Tensor& p : teacher->parameters()) {
     const double spread = p.numel() > 1 ? p.std().item<double>() : 0.1;
     p.add_(torch::randn_like(p) * (0.5 * (spread > 0 ? spread : 0.1)));

@@ -2,6 +2,7 @@
 #include "workload/standard_workload.h"
 
 #include "harness/config/model_options.h"
+#include "torch_support/torch_runtime.h"
 
 namespace sharebench {
 
@@ -19,7 +20,7 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
 
 Dataset make_dataset(const WorkloadOptions& w) {
   torch::NoGradGuard no_grad;
-  torch::manual_seed(w.seed * 7919 + 17);
+  seed_cpu_generator(w.seed * 7919 + 17);
   const std::int64_t train = training_rows(w), rows = train + heldout_rows(w);
   torch::Tensor x, y;
   if (w.model == "mlp") {

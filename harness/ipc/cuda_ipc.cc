@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/ipc/pattern.h"
+#include "harness/util/child_result.h"
 
 #if SHAREBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -22,13 +23,35 @@ void check(cudaError_t e, const char* what) {
 }
 }  // namespace
 
-std::optional<std::string> cuda_ipc_unavailable() {
+namespace {
+// The question asked in this process: it initialises the CUDA driver here.
+std::string ask_for_a_device() {
   int devices = 0;
   const cudaError_t e = cudaGetDeviceCount(&devices);
   if (e != cudaSuccess) return fmt::format("no usable CUDA device: {}", cudaGetErrorString(e));
-  if (devices == 0) return std::string("no CUDA device on this machine");
-  return std::nullopt;
+  if (devices == 0) return "no CUDA device on this machine";
+  return "";
 }
+
+// Asked in a child that exits at once, so that this process (the runner) never initialises CUDA:
+// a process that has cannot fork children that use CUDA ("initialization error"), and the
+// driver's descriptors, open for the process's lifetime, would read as the runner's leak.
+std::string ask_in_a_child() {
+  try {
+    return compute_in_child(ask_for_a_device, 30);
+  } catch (const std::exception& e) {
+    return fmt::format("the CUDA driver's probe process failed: {}", e.what());
+  }
+}
+}  // namespace
+
+std::optional<std::string> cuda_ipc_unavailable() {
+  static const std::string answer = ask_in_a_child();  // asked once per process
+  if (answer.empty()) return std::nullopt;
+  return answer;
+}
+
+void initialise_cuda_in_this_process() { check(cudaFree(nullptr), "cudaFree(0) (initialising the CUDA runtime)"); }
 
 struct CudaProducerBuffer::Impl {
   void* device = nullptr;
@@ -86,7 +109,11 @@ CudaConsumerView::CudaConsumerView(const CudaIpcHandles& handles, std::size_t by
   cudaIpcEventHandle_t e;
   std::memcpy(&m, handles.memory, sizeof(m));
   std::memcpy(&e, handles.event, sizeof(e));
-  check(cudaIpcOpenMemHandle(&impl_->device, m, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+  const cudaError_t opened = cudaIpcOpenMemHandle(&impl_->device, m, cudaIpcMemLazyEnablePeerAccess);
+  if (opened != cudaSuccess) {
+    impl_->device = nullptr;
+    throw CudaIpcOpenFailed(fmt::format("cudaIpcOpenMemHandle: {}", cudaGetErrorString(opened)));
+  }
   const cudaError_t ev = cudaIpcOpenEventHandle(&impl_->event, e);
   if (ev != cudaSuccess) {
     cudaIpcCloseMemHandle(impl_->device);
@@ -112,6 +139,7 @@ namespace {
 constexpr const char* kNoToolkit = "built without the CUDA toolkit (CUDAToolkit was not found at configure time)";
 }
 std::optional<std::string> cuda_ipc_unavailable() { return std::string(kNoToolkit); }
+void initialise_cuda_in_this_process() { throw std::runtime_error(kNoToolkit); }
 struct CudaProducerBuffer::Impl {};
 CudaProducerBuffer::CudaProducerBuffer(std::size_t) { throw std::runtime_error(kNoToolkit); }
 CudaProducerBuffer::~CudaProducerBuffer() = default;

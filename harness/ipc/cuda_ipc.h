@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace sharebench {
@@ -23,8 +24,22 @@ struct CudaIpcHandles {
   unsigned char event[64];
 };
 
-// Why CUDA IPC cannot run in this process (no toolkit at build time, no usable device), or nullopt.
+// Why CUDA IPC cannot run on this machine (no toolkit at build time, no usable device), or nullopt.
+// Asked once, in a child process that exits at once: the caller (the runner) never initialises
+// CUDA, so the fork children it starts later can still use it, and no driver descriptor of its
+// own is left open.
 std::optional<std::string> cuda_ipc_unavailable();
+
+// Initialises the CUDA runtime in this process (a worker, before its descriptors are counted: the
+// driver's eventfd, pipes and device files stay open for the process's lifetime, not a leak).
+void initialise_cuda_in_this_process();
+
+// A consumer could not map a producer's memory handle: the exporting process has exited (CUDA
+// says "invalid resource handle"), or the handle is not valid in this context.
+class CudaIpcOpenFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class CudaProducerBuffer {
  public:

@@ -133,9 +133,10 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
     if (!info) throw std::runtime_error(fmt::format("scenario '{}' is not registered in this binary", cell.scenario));
     // Descriptors are per process: under the thread start method a rank's cannot be told apart.
     const bool own_process = cell.start != StartMethod::kThread;
+    auto scenario = info->create(cell);
+    scenario->prepare_worker_process();
     const std::set<int> fds_before = own_process ? open_descriptors() : std::set<int>{};
     {
-      auto scenario = info->create(cell);
       WorkerContext ctx(cell, arena, rank);
       collect_model_promises_into(&slot);
       start_chaos(cell, rank, &slot.chaos, &block->chaos_budget);
@@ -153,7 +154,8 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       // Its work is done; a worker that hangs from here on (a destructor that never returns) is
       // reported as "done, exiting".
       slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kDone));
-    }  // the scenario object is gone: what it held open (a socket, a process group) is closed
+    }
+    scenario.reset();  // what the scenario held open (a socket, a process group) is closed now
     if (own_process) {
       int leaked = 0;
       const std::string names = describe_new_descriptors(fds_before, open_descriptors(), &leaked);

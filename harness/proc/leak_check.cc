@@ -148,17 +148,26 @@ ResourceSnapshot take_resource_snapshot() {
   return s;
 }
 
+namespace {
+// Files a driver opens once per process, on first use, and keeps until the process exits: not a
+// leak of the work that happened to use it first. The CUDA driver's per-process IPC file opens at
+// a process's first cudaIpcGet*Handle (seen on an H100, driver 580, docs/gpu.md).
+bool held_for_process_lifetime(const std::string& target) {
+  return target.rfind("/dev/shm/cuda.shm.", 0) == 0;
+}
+}  // namespace
+
 std::string describe_new_descriptors(const std::set<int>& before, const std::set<int>& after, int* count) {
   std::vector<std::string> named;
   *count = 0;
   for (int fd : after) {
     if (before.count(fd)) continue;
+    char buffer[160] = {};
+    const ssize_t n = ::readlink(fmt::format("/proc/self/fd/{}", fd).c_str(), buffer, sizeof buffer - 1);
+    const std::string target = n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : "?";
+    if (held_for_process_lifetime(target)) continue;
     ++*count;
-    if (named.size() < 4) {
-      char target[160] = {};
-      const ssize_t n = ::readlink(fmt::format("/proc/self/fd/{}", fd).c_str(), target, sizeof target - 1);
-      named.push_back(fmt::format("fd {} → {}", fd, n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "?"));
-    }
+    if (named.size() < 4) named.push_back(fmt::format("fd {} → {}", fd, target));
   }
   return fmt::format("{}", fmt::join(named, ", "));
 }

@@ -145,6 +145,10 @@ class Scenario {
   // Runner, before setup(): why this cell cannot run here (no GPU, a start method the variant
   // cannot use), or nullopt. A reason makes the cell `skipped`, with the reason in the results.
   virtual std::optional<std::string> unavailable() const { return std::nullopt; }
+  // Worker, before its open descriptors are counted for the no-leaks check and before work():
+  // open what a library keeps for the process's lifetime (the CUDA driver's eventfd, pipes and
+  // device files), so that it is not read as a leak of work().
+  virtual void prepare_worker_process() {}
 };
 
 struct VariantInfo {

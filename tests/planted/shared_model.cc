@@ -14,6 +14,7 @@
 #include "harness/scenario/scenario.h"
 #include "torch_support/arena_tensors.h"
 #include "torch_support/parameter_checks.h"
+#include "torch_support/torch_runtime.h"
 #include "workload/model_zoo.h"
 #include "workload/shared_model.h"
 
@@ -29,7 +30,7 @@ class SharedModel : public sharebench::Scenario {
  public:
   explicit SharedModel(const sharebench::CellConfig& c) : cell_(c) {}
   void setup(sharebench::SetupContext& ctx) override {
-    torch::manual_seed(1);
+    sharebench::seed_cpu_generator(1);
     auto model = make_model();
     sharebench::publish_parameters(ctx.arena(), *model, "model");
     ctx.arena().create<Published>("published")->checksum = sharebench::parameter_checksum(*model);
@@ -47,7 +48,7 @@ class SharedModel : public sharebench::Scenario {
       dtype = torch::kFloat64;
     }
     torch::optim::SGD sgd(model->parameters(), 0.01);
-    torch::manual_seed(100 + ctx.rank());
+    sharebench::seed_cpu_generator(100 + ctx.rank());
     ctx.wait_for_start();
     for (int step = 1; step <= 20; ++step) {
       const auto x = torch::randn({8, 16}, dtype);
