@@ -18,6 +18,8 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "harness/util/find_executable.h"
+#include "harness/util/bounded_json.h"
 #include "harness/env/environment.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
@@ -42,19 +44,6 @@ struct PeersFlags {
   double peer_timeout_s = 300, row_tolerance = 25, overall_tolerance = 10;
   std::map<std::string, std::vector<std::string>> cell_values;
 };
-
-// PYTHON as given, or found on PATH: execv needs a path.
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 // The cells to run, in rounds' order: every (strategy, start, procs) with a peer.
 std::vector<PlannedCell> plan_peer_cells(PeersFlags& f, CellConfig base) {
@@ -138,7 +127,7 @@ std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv) {
     CellConfig base = defaults;
     std::vector<PlannedCell> cells;
     std::optional<PeerRun> baseline;
-    const std::string python = resolve_program(f->python.empty() ? "python3" : f->python);
+    const std::string python = find_executable(f->python.empty() ? "python3" : f->python);
     try {
       for (const CellFlag& flag : cell_flags()) {
         for (const std::string& v : f->cell_values[flag.flag]) flag.parse(base, v);
@@ -149,7 +138,7 @@ std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv) {
         std::ifstream in(f->baseline);
         if (!in) throw UsageError(fmt::format("--baseline {}: cannot be read", f->baseline));
         try {
-          baseline = peer_run_from_json(nlohmann::json::parse(in));
+          baseline = peer_run_from_json(parse_json_bounded(in));
         } catch (const std::exception& e) {
           throw UsageError(fmt::format("--baseline {}: {}", f->baseline, e.what()));
         }

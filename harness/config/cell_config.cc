@@ -1,5 +1,6 @@
 // CellConfig: naming of cells, equality and the JSON text workers receive (cell_config_json.h).
 #include "harness/config/cell_config.h"
+#include "harness/util/bounded_json.h"
 #include "harness/config/cell_config_json.h"
 
 #include <ostream>
@@ -84,8 +85,8 @@ std::string CellConfig::to_json() const { return json(*this).dump(); }
 
 CellConfig CellConfig::from_json(std::string_view text) {
   try {
-    return json::parse(text).get<CellConfig>();
-  } catch (const json::exception& e) {
+    return parse_json_bounded(text).get<CellConfig>();
+  } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("cell config: {}", e.what()));
   }
 }

@@ -1,5 +1,6 @@
 // peer_program: the strategy table and the peer program's run (peer_program.h).
 #include "harness/peers/peer_program.h"
+#include "harness/util/bounded_json.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -186,7 +187,7 @@ PeerProgramResult run_peer_program(const std::string& python, const std::string&
     return result;
   }
   try {
-    const auto j = nlohmann::json::parse(last_line(out));
+    const auto j = parse_json_bounded(last_line(out));
     result.steps_per_s = j.at("steps_per_s").get<double>();
   } catch (const std::exception& e) {
     result.error = fmt::format("{} {} printed no figure ({}): '{}'", python, peer, e.what(), last_line(out));

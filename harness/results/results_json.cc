@@ -3,6 +3,7 @@
 // words (an unknown word is an error, not the first value), optional and non-finite numbers as
 // null, series points as [step, time, value], and a cell's computed fields (id, outcome).
 #include "harness/results/results_json.h"
+#include "harness/util/bounded_json.h"
 #include "harness/config/cell_config_json.h"
 #include "harness/results/recommendation.h"
 
@@ -245,6 +246,7 @@ json results_to_json(const RunResult& run) {
                       {"interrupted", interrupted}}},
          {"cells", cells}};
   if (!run.merged_from.empty()) j["merged_from"] = run.merged_from;
+  if (!run.stop_reason.empty()) j["stop_reason"] = run.stop_reason;
   j["recommendation"] = recommendation_json(recommend(run));  // written for readers; recomputed on load
   return j;
 }
@@ -265,6 +267,7 @@ RunResult results_from_json(const json& j) {
     run.status = j.at("status").get<std::string>();
     run.started_at = j.at("started_at").get<std::string>();
     run.finished_at = j.at("finished_at").get<std::string>();
+    run.stop_reason = j.value("stop_reason", std::string());
     run.command = j.at("command").get<std::vector<std::string>>();
     run.environment = j.at("environment").get<std::map<std::string, std::string>>();
     run.shard = j.value("shard", ShardInfo{});
@@ -287,7 +290,7 @@ RunResult read_results_file(const std::string& path) {
   if (!in) throw ResultsFormatError(fmt::format("cannot read results file '{}'", path));
   json j;
   try {
-    j = json::parse(in);
+    j = parse_json_bounded(in);
   } catch (const std::exception& e) {  // a parse error, or the stream failing underneath it
     throw ResultsFormatError(fmt::format("'{}' is not a readable JSON file: {}", path, e.what()));
   }

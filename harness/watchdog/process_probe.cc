@@ -1,5 +1,6 @@
 // process_probe: /proc readings of a stuck process.
 #include "harness/watchdog/process_probe.h"
+#include "harness/util/find_executable.h"
 
 #include <dirent.h>
 
@@ -72,7 +73,7 @@ std::string describe_process(pid_t pid, pid_t only_tid) {
 }
 
 bool gdb_available() {
-  static const bool found = std::system("command -v gdb >/dev/null 2>&1") == 0;
+  static const bool found = !find_executable("gdb").empty();  // no shell: SIGINT stays ours
   return found;
 }
 

@@ -2,6 +2,7 @@
 // tree, read progress, sample memory now and then, inject the fault, and after the program's end
 // settle the rest of the tree.
 #include "scenarios/exec/program_supervisor.h"
+#include "harness/util/find_executable.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -496,27 +497,11 @@ std::string resolve_program(const std::vector<std::string>& command, const std::
     return {};
   }
   const std::string& name = command.front();
-  auto executable = [](const std::string& p) {
-    struct stat st{};
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-  };
+  const std::string path = find_executable(name, workdir);
+  if (!path.empty()) return path;
   if (name.find('/') != std::string::npos) {
-    const std::string path = name.front() == '/' || workdir.empty() ? name : workdir + "/" + name;
-    if (executable(path)) return path;
     *why = fmt::format("cannot run '{}': not an executable file", name);
     return {};
-  }
-  const char* env_path = std::getenv("PATH");
-  const std::string search = env_path ? env_path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t begin = 0;
-  while (begin <= search.size()) {
-    const std::size_t colon = std::min(search.find(':', begin), search.size());
-    std::string dir = search.substr(begin, colon - begin);
-    if (dir.empty()) dir = ".";
-    if (dir.front() != '/' && !workdir.empty()) dir = workdir + "/" + dir;
-    const std::string path = dir + "/" + name;
-    if (executable(path)) return path;
-    begin = colon + 1;
   }
   *why = fmt::format("cannot run '{}': not found on PATH", name);
   return {};

@@ -1,6 +1,7 @@
 // sharing_findings: the rules that turn sharebench_watch.py's events into checks, notes and the
 // process table's missing rows. Each rule reads only the events (and the table) it names.
 #include "scenarios/exec/sharing_findings.h"
+#include "harness/util/bounded_json.h"
 
 #include <algorithm>
 #include <csignal>
@@ -473,8 +474,11 @@ std::vector<json> read_sharing_events(const std::string& path) {
   std::vector<json> events;
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) events.push_back(std::move(j));
+    try {
+      json j = parse_json_bounded(line);  // a program's line: malformed or too deep is skipped
+      if (j.is_object()) events.push_back(std::move(j));
+    } catch (const std::exception&) {
+    }
   }
   return events;
 }
