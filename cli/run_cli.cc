@@ -42,7 +42,7 @@ std::string exit_codes_text(const std::string& command) {
   } else {
     ok = "0 done";
   }
-  return fmt::format("\nExit codes: {}, 2 bad input (one line on stderr), 3 internal error, 128+n interrupted by signal n "
+  return fmt::format("\nExit codes: {}, 2 bad input or an unusable output folder: a full disk, one held by another run (one line on stderr), 3 internal error, 128+n interrupted by signal n "
                      "(130 for Ctrl-C; results so far kept).\n",
                      ok);
 }

@@ -300,6 +300,7 @@ std::string render_console(const RunResult& raw, bool colour) {
                      run.cells.size(), green, counts[Outcome::kOk], counts[Outcome::kBugCaught],
                      counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
                      counts[Outcome::kUnexpected], run.status);
+  if (!run.stop_reason.empty()) out += fmt::format("The run {}.\n", run.stop_reason);
   if (run.shard.total > 1) {
     out += fmt::format("Shard {}/{}: {} of the matrix's {} cells (join the shards with `sharebench merge`).\n",
                        run.shard.index, run.shard.total, run.cells.size(), run.shard.planned_cells);

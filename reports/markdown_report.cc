@@ -85,6 +85,7 @@ std::string render_markdown(const RunResult& run) {
                                run.run_id, run.status, run.cells.size(), green, counts[Outcome::kBugCaught],
                                counts[Outcome::kSkipped], counts[Outcome::kInterrupted], counts[Outcome::kUnexpected],
                                run.started_at);
+  if (!run.stop_reason.empty()) md += fmt::format("> The run stopped: {}\n\n", code(run.stop_reason));
   if (run.shard.total > 1) {
     md += fmt::format("> Shard {}/{} of a matrix of {} cells.\n\n", run.shard.index, run.shard.total, run.shard.planned_cells);
   }

@@ -223,6 +223,7 @@ struct RunResult {
   std::string started_at;   // ISO 8601, UTC
   std::string finished_at;  // empty while running
   std::string status = "running";  // running | complete | interrupted | error
+  std::string stop_reason;         // why a run with status "error" stopped (a full disk); else empty
   std::vector<std::string> command;
   std::map<std::string, std::string> environment;
   ShardInfo shard;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,7 +24,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   // made fresh: never through a link someone planted, never one that already exists.
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
+  if (fd < 0) throw OutputPathError(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
   const char* p = contents.data();
   std::size_t left = contents.size();
   while (left > 0) {
@@ -33,19 +34,80 @@ void write_file_atomically(const std::string& path, const std::string& contents)
       const int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(err)));
+      throw OutputPathError(fmt::format("cannot write '{}': {}", tmp, std::strerror(err)));
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {  // a full disk can first show itself here (NFS, quotas)
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw OutputPathError(fmt::format("cannot write '{}': {}", tmp, std::strerror(err)));
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot move '{}' into place: {}", path, std::strerror(err)));
+    throw OutputPathError(fmt::format("cannot move '{}' into place: {}", path, std::strerror(err)));
   }
 }
+
+namespace {
+// flock(DIR/.lock), held until the descriptor closes: released by the kernel when the run ends,
+// however it ends, so a crashed run never leaves the folder locked.
+std::shared_ptr<const int> lock_for_this_run(const std::string& dir) {
+  const std::string path = dir + "/.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw OutputPathError(fmt::format("cannot lock output directory '{}': {}: {}", dir, path, std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+    ::close(fd);
+    const std::string pid = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "?";
+    throw OutputPathError(fmt::format("output directory '{}' is in use by another run (pid {}); give another --out, "
+                                      "or wait for it to end", dir, pid.substr(0, pid.find('\n'))));
+  }
+  const std::string me = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t written = ::pwrite(fd, me.data(), me.size(), 0);
+  }
+  return std::shared_ptr<const int>(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+}
+}  // namespace
+
+namespace {
+constexpr off_t kReserveBytes = 16 << 20;  // more than the results of the default matrix (about 5 MiB)
+
+}  // namespace
+
+// Allocated at creation (held stays false when the disk has not even that: the run goes on
+// without it); removed by release() or with the directory's last copy.
+struct RunDirectory::Reserve {
+  explicit Reserve(std::string p) : path(std::move(p)) {
+    ::unlink(path.c_str());
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    held = ::posix_fallocate(fd, 0, kReserveBytes) == 0;
+    ::close(fd);
+    if (!held) ::unlink(path.c_str());
+  }
+  ~Reserve() { release(); }
+  Reserve(const Reserve&) = delete;
+  Reserve& operator=(const Reserve&) = delete;
+  bool release() {
+    if (!held) return false;
+    held = false;
+    return ::unlink(path.c_str()) == 0;
+  }
+  std::string path;
+  bool held = false;
+};
+
+bool RunDirectory::release_reserve() const { return reserve_ && reserve_->release(); }
 
 RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
                                   const std::string& run_id) {
@@ -67,6 +129,8 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
   if (::access(d.path_.c_str(), W_OK) != 0) {
     throw OutputPathError(fmt::format("output directory '{}' is not writable", d.path_));
   }
+  d.lock_ = lock_for_this_run(d.path_);
+  d.reserve_ = std::make_shared<Reserve>(d.file(".reserve"));
   // Temporary results files of writers that were killed mid-write (results.json.tmp-<pid>, the pid
   // gone): the results file itself is whole, these are only debris.
   for (const auto& entry : fs::directory_iterator(d.path_, ec)) {

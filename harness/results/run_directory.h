@@ -3,29 +3,40 @@
 // write + fsync + rename, so a reader (or a crash) never sees half a results file.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace sharebench {
 
-// The output path cannot be created or written: bad input, not an internal error.
+// The output path cannot be created or written (a wrong path, a full disk, another run holding
+// it): the environment's failure, not an internal error. Every command exits 2 on it, one line.
 struct OutputPathError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 class RunDirectory {
  public:
-  // Creates the directory (and parents). Throws OutputPathError naming the path when it cannot
-  // be created or written.
+  // Creates the directory (and parents) and locks it for the life of this object and its copies
+  // (an flock on DIR/.lock, which names the holder's pid): two runs into one --out would overwrite
+  // each other's results. Throws OutputPathError naming the path when it cannot be created or
+  // written, or naming the run that holds it.
   static RunDirectory create(const std::string& out_dir, const std::string& runs_root, const std::string& run_id);
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   void write_atomically(const std::string& name, const std::string& contents) const;
+  // Space held back for the last word when the disk fills: create() reserves it (DIR/.reserve,
+  // allocated, 16 MiB or what there is). Frees it and returns true once; false when nothing is held.
+  bool release_reserve() const;
 
  private:
   std::string path_;
+  std::shared_ptr<const int> lock_;  // the locked descriptor, closed with the last copy
+  struct Reserve;
+  std::shared_ptr<Reserve> reserve_;  // DIR/.reserve, removed with the last copy if still there
 };
 
+// Throws OutputPathError naming the file and the system's reason when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace sharebench

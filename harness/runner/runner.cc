@@ -69,6 +69,25 @@ void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRep
 
 }  // namespace
 
+namespace {
+// Writes results.json. On a full disk (or a folder gone bad) the space held back at the start
+// takes the last word, a valid results file that says the run stopped and why; then the run stops
+// with one line (OutputPathError).
+void save_results(const RunDirectory& dir, RunResult& run, std::size_t done, std::size_t planned) {
+  try {
+    dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n");
+  } catch (const OutputPathError& e) {
+    if (!dir.release_reserve()) throw;
+    run.status = "error";
+    run.stop_reason = fmt::format("stopped after {} of {} cells: {}", done, planned, e.what());
+    run.finished_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n");
+    throw OutputPathError(fmt::format("{}; the run stopped after {} of {} cells, saved in {}", e.what(), done, planned,
+                                      dir.file("results.json")));
+  }
+}
+}  // namespace
+
 RunOutcome run_matrix(const RunnerOptions& options) {
   // What a runner killed by SIGKILL could not remove is reclaimed before anything of this run is made.
   if (const SweptRuns swept = sweep_dead_runs(); !swept.empty()) {
@@ -86,7 +105,8 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   }
   const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id);
   out.results_path = dir.file("results.json");
-  const std::function<void()> save = [&] { dir.write_atomically("results.json", dump_json(results_to_json(run), 1) + "\n"); };
+  std::size_t done = 0;
+  const std::function<void()> save = [&] { save_results(dir, run, done, options.cells.size()); };
   save();  // evidence from the start: an empty run that says it is running
   const LoadSnapshot load_before = take_load_snapshot();  // measurement conditions: machine_load.h
 
@@ -98,7 +118,6 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   const int first_repetitions = policy.enabled ? 1 : options.repetitions;  // auto: the pilots first
   const auto started = std::chrono::steady_clock::now();
   std::vector<PlannedCell> plans = options.cells;
-  std::size_t done = 0;
   ProgressLine line(options.cells.size(), options.progress);
   const ProgressSink sink = [&](const CellProgress& p) { line.tick(p); };
   for (PlannedCell& planned : plans) {
@@ -141,6 +160,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
     out.exit_code = all_expected ? 0 : 1;
   }
   save();
+  dir.release_reserve();  // its work is done
   return out;
 }
 
