@@ -1,5 +1,6 @@
 // The table of report formats and what the writers share.
 #include "reports/report_writers.h"
+#include "reports/terminal_safe.h"
 
 #include "harness/results/recommendation.h"
 
@@ -57,11 +58,15 @@ std::string report_formats_help(const std::string& dir) {
 std::vector<std::string> write_reports(const RunResult& run, const std::vector<std::string>& formats,
                                        const std::string& dir) {
   std::vector<std::string> written;
+  // A file is printed too (`cat report.md`): a program's escape sequences must not reach a terminal
+  // from it either, whatever its format.
+  RunResult safe = run;
+  make_terminal_safe(safe);
   for (const std::string& name : formats) {
     const ReportFormat* f = find_report_format(name);
     if (!f || f->to_stdout()) continue;
     const std::string path = dir + "/" + f->file_name;
-    write_file_atomically(path, f->render(run, RenderOptions{}));
+    write_file_atomically(path, f->render(safe, RenderOptions{}));
     written.push_back(path);
   }
   return written;

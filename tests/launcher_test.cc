@@ -15,6 +15,7 @@
 #include "harness/proc/sanitizer_reports.h"
 #include "tests/test_scenarios.h"
 
+#include "harness/detectors/detector.h"
 #include "harness/runner/runner.h"
 
 namespace sharebench {
@@ -274,6 +275,43 @@ TEST(LeakCheck, CatchesADescriptorAndAShmEntryLeftBehind) {
   EXPECT_EQ(no_leaks(shm).verdict, Verdict::kFail);
   EXPECT_NE(no_leaks(shm).message.find("/dev/shm entries left behind: " + run_shm_prefix() + "leak"), std::string::npos)
       << no_leaks(shm).message;
+}
+
+}  // namespace
+}  // namespace sharebench
+
+namespace sharebench {
+namespace {
+
+// A detector that throws on the probe's `detector-throws` variant and stays silent elsewhere,
+// registered in this test binary alone.
+constexpr CheckId kThrowingDetector{"test-throwing-detector"};
+class ThrowingDetector : public Detector {
+ public:
+  CheckId id() const override { return kThrowingDetector; }
+  DetectorStage stage() const override { return DetectorStage::kAfterCheck; }
+  void judge(const RepetitionEvidence& evidence, Repetition&) const override {
+    if (evidence.cell->variant == "detector-throws") throw std::runtime_error("planted: out of cheese");
+  }
+};
+[[maybe_unused]] const bool throwing_detector_registered = [] {
+  DetectorRegistry::instance().add(std::make_unique<ThrowingDetector>());
+  return true;
+}();
+
+TEST(Detectors, AThrowingDetectorIsItsOwnChecksUnknownAndTheRestStillRun) {
+  const Repetition rep = run_repetition(probe("detector-throws", StartMethod::kFork, 2), 0);
+  const Check* thrown = nullptr;
+  bool liveness_judged = false;
+  for (const Check& c : rep.checks) {
+    if (c.name == kThrowingDetector) thrown = &c;
+    if (c.name == checks::kLiveness) liveness_judged = c.verdict == Verdict::kPass;
+  }
+  ASSERT_NE(thrown, nullptr) << "no check for the throwing detector";
+  EXPECT_EQ(thrown->verdict, Verdict::kUnknown);
+  EXPECT_NE(thrown->message.find("out of cheese"), std::string::npos) << thrown->message;
+  EXPECT_TRUE(liveness_judged) << "the other detectors did not run";
+  EXPECT_EQ(rep.status, RunStatus::kCompleted);
 }
 
 }  // namespace

@@ -136,6 +136,7 @@ SHAREBENCH_SCENARIO(ProbeScenario, "probe")
     ->Variant("leak-fd", "the runner side opens a descriptor and keeps it")
     ->Variant("leak-shm", "the runner side creates a /dev/shm entry and never unlinks it")
     ->Variant("setup-blocks", "setup() never returns")
-    ->Variant("check-blocks", "check() never returns");
+    ->Variant("check-blocks", "check() never returns")
+    ->Variant("detector-throws", "a detector registered by this test binary throws on this variant");
 
 }  // namespace sharebench::testing

@@ -37,7 +37,14 @@ void run_detectors(DetectorStage stage, const ScenarioInfo& info, const Repetiti
                    Repetition& rep) {
   for (const auto& detector : DetectorRegistry::instance().all()) {
     if (detector->stage() != stage || info.opted_out(detector->id(), evidence.cell->variant)) continue;
-    detector->judge(evidence, rep);
+    // A detector that throws is its own check's `unknown`, with the reason (as Jepsen's checkers
+    // are): the other checks and the run go on.
+    try {
+      detector->judge(evidence, rep);
+    } catch (const std::exception& e) {
+      rep.checks.emplace_back(std::string(detector->id().name()), Verdict::kUnknown, std::nullopt,
+                              fmt::format("the {} detector failed: {}", detector->id().name(), e.what()));
+    }
   }
 }
 
