@@ -139,7 +139,7 @@ SerialReference from_bytes(const std::string& in) {
 // combination with fork-based multiprocessing"; measured on an H100 with LibTorch 2.11,
 // docs/gpu.md). A CPU build stays in the process, as before: its autograd starts no thread, and a
 // child of a runner that ran a parallel region with several intra-op threads would hang in libgomp
-// (FINDINGS). SHAREBENCH_SERIAL_REFERENCE_IN_CHILD=1 takes the child's path anyway (its test).
+// (docs/architecture.md). SHAREBENCH_SERIAL_REFERENCE_IN_CHILD=1 takes the child's path anyway (its test).
 SerialReference compute_reference(const WorkloadOptions& w, int procs, std::int64_t steps,
                                   const std::function<Update(Model&)>& make_update) {
   const char* forced = std::getenv("SHAREBENCH_SERIAL_REFERENCE_IN_CHILD");

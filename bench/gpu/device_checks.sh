@@ -2,7 +2,7 @@
 # device_checks.sh: the checks only a GPU machine can make, as one script with a time budget.
 # Run from the project's root on a machine with PyTorch 2.x + CUDA (LibTorch inside the Python
 # package), CMake and ninja, and the Debian -dev packages carried in .gpu/debs
-# (../shared/gpu/fetch-debs.sh .gpu, plus libgloo-dev). Steps, most important first; a step that
+# (bench/gpu/fetch_debs.sh, run here first). Steps, most important first; a step that
 # would not fit in what is left of the budget is skipped and says so:
 #   1. build sharebench against the Python package's LibTorch (no tests, no benchmarks)
 #   2. the CUDA IPC cells: ipc/cuda and ipc/cuda-hold-1024 (correct) and the planted

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Hostile and unlucky conditions, fourth round: each case below broke before and must now hold.
+#   1. a results file with a 100 000-level array inside a cell's config: report, compare, merge
+#      and repro crashed by stack overflow (SIGSEGV); now each refuses it with one line, exit 2
+#   3. two runs into one --out overwrote each other silently; now the second is refused, naming
+#      the run that holds the folder, and the first's results are whole
+#   5. Ctrl-C in the first cell's setup was lost while the runner ran `sh -c "command -v gdb"`
+#      (SIGINT ignored by std::system): the run went on and exited 0. Now no delay gives exit 0
+#   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
+#   2. a disk that filled mid-run left results.json saying "running" and exited 3 ("internal
+#      error"); a full disk at start and a results.json that is a directory exited 3 too. Now:
+#      exit 2 with one line naming the path, and the results file says the run stopped and why
+# (A throwing detector, case 8, is Detectors.AThrowingDetectorIsItsOwnChecksUnknownAndTheRestStillRun.)
+# usage: hardening_fourth_test.sh SHAREBENCH OUTDIR
+source "$(dirname "$0")/test_lib.sh" "$@"
+py=/usr/bin/python3
+cd "$out"
+
+exit_is() {  # WANT WHAT COMMAND...: the exit code, and for 2 one line on stderr
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$out/last.out" 2>"$out/last.err"
+  local code=$?
+  if [ "$code" -ne "$want" ]; then
+    fail "$what: exit $code, want $want; stderr: $(head -c 400 "$out/last.err")"
+  elif [ "$want" -eq 2 ] && [ "$(wc -l <"$out/last.err")" -ne 1 ]; then
+    fail "$what: exit 2 but $(wc -l <"$out/last.err") lines on stderr"
+  else
+    echo "ok: $what"
+  fi
+}
+
+# --- 1. nesting deep inside a results file -------------------------------------------------------
+"$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 --out "$out/base" --format none \
+  >/dev/null 2>&1 || fail "the base run failed"
+"$py" - "$out/base/results.json" "$out/deep.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+text = json.dumps(run)
+marker = '"options": {}'
+assert marker in text, "no empty options object to nest into"
+open(sys.argv[2], "w").write(text.replace(marker, '"options": {"x": ' + "[" * 100000 + "]" * 100000 + "}", 1))
+PY
+cell=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["cells"][0]["id"])' "$out/base/results.json")
+exit_is 2 "report of a deeply nested results file" "$bin" report "$out/deep.json"
+exit_is 2 "compare against a deeply nested results file" "$bin" compare "$out/deep.json" "$out/base/results.json"
+exit_is 2 "merge of a deeply nested results file" "$bin" merge "$out/deep.json" "$out/base/results.json" --out "$out/merged"
+exit_is 2 "repro from a deeply nested results file" "$bin" repro "$out/deep.json" "$cell"
+grep -q "nested more than" "$out/last.err" || fail "the refusal does not say why: $(cat "$out/last.err")"
+
+# --- 3. one run per output folder ----------------------------------------------------------------
+"$bin" run --scenario locked/whole-step --start fork --procs 2 --steps 20000 --out "$out/shared" --format none \
+  >"$out/first.log" 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -f "$out/shared/results.json" ] && break; sleep 0.1; done
+exit_is 2 "a second run into a folder a run is writing" \
+  "$bin" run --scenario hogwild/lock-free --start fork --procs 1 --steps 50 --out "$out/shared" --format none
+grep -q "in use by another run (pid $first)" "$out/last.err" || fail "the refusal does not name the run: $(cat "$out/last.err")"
+wait $first || fail "the first run failed: $(tail -3 "$out/first.log")"
+"$py" - "$out/shared/results.json" <<'PY' || fail "the first run's results are not whole"
+import json, sys
+run = json.load(open(sys.argv[1]))
+ids = [c["id"] for c in run["cells"]]
+assert run["status"] == "complete" and ids == ["locked/whole-step@fork:2"], (run["status"], ids)
+PY
+exit_is 0 "a run into the folder once the first has ended" \
+  "$bin" run --scenario hogwild/lock-free --start fork --procs 1 --steps 50 --out "$out/shared" --format none
+
+# --- 5. Ctrl-C at every moment of the start ------------------------------------------------------
+# From Python: a background job of this shell would start with SIGINT ignored.
+"$py" - "$bin" "$out/sigint" <<'PY' || fail "a SIGINT early in a run was lost"
+import shutil, signal, subprocess, sys, time
+binary, where = sys.argv[1], sys.argv[2]
+lost = []
+for delay in (0.01, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.9):
+    shutil.rmtree(where, ignore_errors=True)
+    p = subprocess.Popen([binary, "run", "--scenario", "locked/whole-step,hogwild/lock-free", "--start", "fork,spawn",
+                          "--procs", "2", "--steps", "3000", "--out", where, "--format", "none"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    code = p.wait(timeout=60)
+    # 130: the handler ran and kept what was done; -2: SIGINT killed it before the handler was in
+    # place (nothing was begun). 0 or anything else: the interrupt was lost.
+    if code not in (130, -signal.SIGINT):
+        lost.append((delay, code))
+print("SIGINT at 10 delays from 10 ms to 0.9 s:", "lost at " + str(lost) if lost else "every one honoured")
+sys.exit(1 if lost else 0)
+PY
+
+# --- 7. no terminal escape in any report file ----------------------------------------------------
+printf '%s\n' 'import sys' \
+  'sys.stdout.write("title \x1b]0;pwned\x07 then \x1b[2J cleared\n")' 'raise SystemExit(3)' >"$out/escapes.py"
+"$bin" exec --out "$out/esc" --format md,html,csv,junit,tap,gbench -- "$py" "$out/escapes.py" >/dev/null 2>&1
+grep -q pwned "$out/esc/report.md" || fail "report.md does not hold the program's output (nothing to test)"
+for f in report.md report.html results.csv junit.xml results.tap gbench.json results.json; do
+  [ -f "$out/esc/$f" ] || { fail "$f was not written"; continue; }
+  if grep -q $'\x1b' "$out/esc/$f"; then fail "$f holds a raw ESC byte"; else echo "ok: no escape in $f"; fi
+done
+
+# --- 2. a full disk ------------------------------------------------------------------------------
+small=$out/small
+mkdir -p "$small"
+if mount -t tmpfs -o size=24m tmpfs "$small" 2>"$out/mount.err"; then
+  "$bin" run --scenario locked/whole-step,hogwild/lock-free,inference/read-only --start fork,spawn --procs 1,2 \
+    --steps 200 --out "$small/run" --format none >"$out/full.out" 2>"$out/full.err" &
+  run=$!
+  for _ in $(seq 100); do [ -f "$small/run/results.json" ] && break; sleep 0.1; done
+  dd if=/dev/zero of="$small/fill" bs=1M >/dev/null 2>&1  # until the disk is full
+  wait $run
+  code=$?
+  [ $code -eq 2 ] || fail "a disk that filled mid-run: exit $code, want 2"
+  [ "$(wc -l <"$out/full.err")" -eq 1 ] || fail "a full disk: not one line on stderr: $(cat "$out/full.err")"
+  grep -q "No space left on device; the run stopped after" "$out/full.err" || fail "the line does not say what: $(cat "$out/full.err")"
+  "$py" - "$small/run/results.json" <<'PY' || fail "the results of a run stopped by a full disk"
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["status"] == "error", run["status"]
+assert "No space left on device" in run.get("stop_reason", ""), run.get("stop_reason")
+assert 1 <= len(run["cells"]) < 12, len(run["cells"])
+print(f"ok: a full disk mid-run: {len(run['cells'])} of 12 cells kept, status error, the reason saved")
+PY
+  ls -A "$small/run" | grep -E '^\.reserve$|\.tmp-' && fail "a full disk left a reserve or temporary file"
+  dd if=/dev/zero of="$small/fill-again" bs=1M >/dev/null 2>&1  # the stopped run's reserve, freed
+  exit_is 2 "a run into a full disk" "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 \
+    --out "$small/run2" --format none
+  umount "$small"
+else
+  fail "cannot mount a small tmpfs to fill (run as root): $(cat "$out/mount.err")"
+fi
+mkdir -p "$out/dir-results/results.json"
+exit_is 2 "a run whose results.json is a directory" "$bin" run --scenario locked/whole-step --start fork --procs 1 \
+  --steps 50 --out "$out/dir-results" --format none
+
+exit $status
