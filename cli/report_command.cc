@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "cli/commands.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
@@ -19,7 +22,9 @@ std::function<int()> add_report_command(CLI::App& app) {
     std::vector<std::string> formats{"md"};
   };
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand("report", "render a results file as md, html, csv, junit, gbench or console");
+  // The formats from their registry: a list written here by hand once left two out.
+  CLI::App* cmd = app.add_subcommand(
+      "report", fmt::format("render a results file as {}", fmt::join(report_format_names(/*with_none=*/false), ", ")));
   cmd->add_option("results", f->results, "a results.json written by sharebench run")->required();
   add_format_option(*cmd, f->formats, false, "the output directory");
   add_color_option(*cmd, f->color);

@@ -122,6 +122,11 @@ int run_cli(int argc, char** argv) {
   link_exec_scenario();
   int worker_exit = 0;
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
+  // The build that made a run, in its results and every report: `compare` names both and warns
+  // where they differ.
+  set_environment_fact("sharebench_build", fmt::format("sharebench {} (git {}, {})", SHAREBENCH_VERSION,
+                                                       SHAREBENCH_GIT_REVISION, SHAREBENCH_BUILD_TYPE));
+  set_environment_fact("build_type", SHAREBENCH_BUILD_TYPE);
   // Every argument may end up in a results file, which is JSON, hence UTF-8: refuse anything else
   // here, before a run directory is made, rather than fail when the file is written.
   for (int i = 1; i < argc; ++i) {

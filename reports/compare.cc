@@ -157,6 +157,22 @@ Comparison compare_runs(const RunResult& base, const RunResult& candidate, const
       base.environment.at("cpu_model") != candidate.environment.at("cpu_model")) {
     out.warnings.push_back("the two runs come from different CPUs: speed changes compare machines, not code");
   }
+  auto fact = [](const RunResult& r, const char* key) {
+    auto it = r.environment.find(key);
+    return it == r.environment.end() ? std::string() : it->second;
+  };
+  // What else makes a speed change not the code's: each named where both runs recorded it.
+  for (const auto& [key, what] : std::vector<std::pair<const char*, const char*>>{
+           {"cores", "core counts"}, {"libtorch", "LibTorch versions"}, {"blas", "BLAS libraries"},
+           {"threads_per_worker", "intra-op thread counts"}, {"build_type", "build types"},
+           {"compiler", "compilers"}}) {
+    const std::string a = fact(base, key), b = fact(candidate, key);
+    if (!a.empty() && !b.empty() && a != b) {
+      out.warnings.push_back(fmt::format("the two runs differ in their {}: {} against {}", what, a, b));
+    }
+  }
+  const std::string build_a = fact(base, "sharebench_build"), build_b = fact(candidate, "sharebench_build");
+  out.builds = {build_a.empty() ? "an unrecorded build" : build_a, build_b.empty() ? "an unrecorded build" : build_b};
   std::map<std::string, std::map<std::string, int>> option_diffs;  // field → "a → b" → cells
   for (const auto& [id, b] : base_cells) {
     auto it = cand_cells.find(id);
@@ -240,6 +256,7 @@ std::string render_comparison_markdown(const Comparison& c, const CompareOptions
                                "lock wait {:.0f} points, {:.0f} % intervals (Hodges–Lehmann)\n\n",
                                headline, c.paired_cells, counts[0], counts[1], counts[2], counts[3], c.correctness.size(),
                                options.threshold * 100, options.lock_wait_threshold * 100, 100 * (1 - options.alpha));
+  md += fmt::format("Base: {}. Candidate: {}.\n\n", c.builds.first, c.builds.second);
   for (const auto& w : c.warnings) md += fmt::format("> ⚠️ {}\n\n", w);
   if (!c.option_differences.empty()) {
     md += "## Options that differ between the runs\n\n";
@@ -288,7 +305,8 @@ std::string render_comparison_json(const Comparison& c, const CompareOptions& op
               {"lock_wait_threshold", options.lock_wait_threshold}, {"alpha", options.alpha},
               {"regressed", c.regressed()}, {"inconclusive", c.inconclusive()}, {"paired_cells", c.paired_cells},
               {"changes", changes}, {"correctness", correctness}, {"option_differences", c.option_differences},
-              {"only_in_base", c.only_in_base}, {"only_in_candidate", c.only_in_candidate}, {"warnings", c.warnings}},
+              {"only_in_base", c.only_in_base}, {"only_in_candidate", c.only_in_candidate}, {"warnings", c.warnings},
+              {"builds", {{"base", c.builds.first}, {"candidate", c.builds.second}}}},
                    2) +
          "\n";
 }

@@ -54,6 +54,7 @@ struct Comparison {
   std::vector<std::string> only_in_base, only_in_candidate;
   std::vector<std::string> option_differences;  // "workload.step_delay_us: 0 → 20000 (3 cells)"
   std::vector<std::string> warnings;
+  std::pair<std::string, std::string> builds;  // "sharebench 0.1.0 (git abc, RelWithDebInfo)" of base, candidate
   std::size_t paired_cells = 0;
   bool regressed() const;
   bool inconclusive() const;  // some change could not be decided (and none regressed)

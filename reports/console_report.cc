@@ -337,6 +337,7 @@ std::string render_console(const RunResult& raw, bool colour) {
     out += fmt::format("Machine: {} ({} cores), LibTorch {}, {} intra-op thread(s) per worker\nBLAS: {}\n",
                        env("cpu_model"), env("cores"), env("libtorch"), env("threads_per_worker"), env("blas"));
   }
+  if (run.environment.count("sharebench_build")) out += fmt::format("Build: {}\n", env("sharebench_build"));
   return out;
 }
 

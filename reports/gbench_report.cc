@@ -4,8 +4,9 @@
 // and cpu_time are microseconds per step over all workers (1 / steps_per_s; the harness does not
 // measure CPU time separately, so both carry the wall figure), and the other figures are counters.
 // A cell that is not as expected carries error_occurred and error_message, as a benchmark that
-// called SkipWithError does; a skipped or interrupted one is only that (no timing, so compare.py
-// leaves it out and no dashboard shows it as a result).
+// called SkipWithError does. A skipped or interrupted cell has no timing, and compare.py reads
+// real_time from every benchmark it averages (its OVERALL_GEOMEAN: KeyError 'real_time'), so such
+// a cell is listed in the context (sharebench_not_run) instead of among the benchmarks.
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -35,16 +36,13 @@ std::string render_gbench_json(const RunResult& run) {
                {"libtorch", env("libtorch")},
                {"blas", env("blas")}};
   json benchmarks = json::array();
+  json not_run = json::array();
   int family = 0;
   for (const auto& c : run.cells) {
     const CellOutcome outcome = c.outcome();
     if (outcome.kind == Outcome::kSkipped || outcome.kind == Outcome::kInterrupted) {
-      benchmarks.push_back({{"name", c.config.id()}, {"family_index", family}, {"per_family_instance_index", 0},
-                            {"run_name", c.config.id()}, {"run_type", "iteration"}, {"repetitions", 0},
-                            {"repetition_index", 0}, {"threads", c.config.procs}, {"iterations", 0},
-                            {"error_occurred", true}, {"error_message", outcome.summary},
-                            {"sharebench_outcome", to_string(outcome.kind)}});
-      ++family;
+      not_run.push_back({{"name", c.config.id()}, {"sharebench_outcome", to_string(outcome.kind)},
+                         {"reason", outcome.summary}});
       continue;
     }
     for (const auto& r : c.repetitions) {
@@ -75,6 +73,7 @@ std::string render_gbench_json(const RunResult& run) {
     }
     ++family;
   }
+  if (!not_run.empty()) context["sharebench_not_run"] = not_run;
   return dump_json(json{{"context", context}, {"benchmarks", benchmarks}}, 2) + "\n";
 }
 

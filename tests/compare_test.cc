@@ -71,6 +71,24 @@ TEST(Compare, DecidedSlowdownPastThresholdRegresses) {
   EXPECT_NE(md.find("❌ regression"), std::string::npos);
 }
 
+TEST(Compare, NamesBothBuildsAndWarnsWhereTheirLibTorchOrThreadsDiffer) {
+  auto base = run_of({cell("a", {100, 101, 99, 100, 102, 98})});
+  auto cand = run_of({cell("a", {100, 101, 99, 100, 102, 98})});
+  base.environment = {{"sharebench_build", "sharebench 0.1.0 (git aaa, Release)"}, {"libtorch", "1.13.0"},
+                      {"threads_per_worker", "1"}, {"cores", "2"}};
+  cand.environment = {{"sharebench_build", "sharebench 0.1.0 (git bbb, Release)"}, {"libtorch", "2.11.0"},
+                      {"threads_per_worker", "4"}, {"cores", "2"}};
+  const Comparison c = compare_runs(base, cand, {});
+  EXPECT_EQ(c.builds.first, "sharebench 0.1.0 (git aaa, Release)");
+  EXPECT_EQ(c.builds.second, "sharebench 0.1.0 (git bbb, Release)");
+  const std::string md = render_comparison_markdown(c, {});
+  EXPECT_NE(md.find("Base: sharebench 0.1.0 (git aaa, Release). Candidate: sharebench 0.1.0 (git bbb, Release)."),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("differ in their LibTorch versions: 1.13.0 against 2.11.0"), std::string::npos) << md;
+  EXPECT_NE(md.find("differ in their intra-op thread counts: 1 against 4"), std::string::npos) << md;
+  EXPECT_EQ(md.find("core counts"), std::string::npos) << "the same core count is no difference";
+}
+
 TEST(Compare, NoChangeImprovementAndSmallChanges) {
   const auto base = run_of({cell("a", {100, 101, 99, 100, 102, 98})});
   const Comparison same = compare_runs(base, base, {});

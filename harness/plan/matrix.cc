@@ -1,5 +1,6 @@
 // Matrix expansion and input validation.
 #include "harness/plan/matrix.h"
+#include "harness/util/text.h"
 
 #include <algorithm>
 #include <fstream>
@@ -118,7 +119,9 @@ const ScenarioInfo& requested_scenario(const MatrixRequest& request, const std::
   if (!s) {
     std::vector<std::string> known;
     for (const ScenarioInfo* k : registry.all()) known.push_back(k->name());
-    throw UsageError(fmt::format("unknown scenario '{}' (known: {})", scenario_name, fmt::join(known, ", ")));
+    const std::string guess = closest_name(scenario_name, known);
+    throw UsageError(fmt::format("unknown scenario '{}'{} (known: {})", scenario_name,
+                                 guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess), fmt::join(known, ", ")));
   }
   if (s->runs_command() && request.base.command.empty()) {
     throw UsageError(fmt::format("scenario '{}' runs a program: use `sharebench exec [options] -- COMMAND [ARGS...]`",
@@ -156,7 +159,9 @@ std::vector<Choice> chosen_variants(const MatrixRequest& request) {
     if (!v) {
       std::vector<std::string> known;
       for (const auto& k : s.variants()) known.push_back(k.name);
-      throw UsageError(fmt::format("scenario '{}' has no variant '{}' (variants: {})", s.name(), variant,
+      const std::string guess = closest_name(variant, known);
+      throw UsageError(fmt::format("scenario '{}' has no variant '{}'{} (variants: {})", s.name(), variant,
+                                   guess.empty() ? "" : fmt::format("; did you mean '{}/{}'?", s.name(), guess),
                                    fmt::join(known, ", ")));
     }
     if (request.base.fault.active() && v->known_bug) {

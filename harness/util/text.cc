@@ -1,6 +1,8 @@
 // UTF-8 validation (RFC 3629's table of well-formed sequences) and escaping for display.
 #include "harness/util/text.h"
 
+#include <algorithm>
+
 #include <ctime>
 
 #include <fmt/format.h>
@@ -79,6 +81,37 @@ std::string utc_now(const char* format) {
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
+}
+
+namespace {
+// Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+}  // namespace
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& known) {
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const std::string& k : known) {
+    const std::size_t d = edit_distance(name, k);
+    if (d < best_distance) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 }  // namespace sharebench

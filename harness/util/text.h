@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sharebench {
 
@@ -22,5 +23,9 @@ std::string utc_now(const char* format);
 // The same for many lines (a program's output, a stack): newline and tab are kept; C1 controls
 // (U+0080..U+009F, which some terminals obey as escapes) are written as \u00NN too.
 std::string printable_lines(std::string_view text);
+
+// The one of `known` closest to a misspelled `name` (Damerau-Levenshtein distance at most 2, or a
+// third of the name's length), for a "did you mean" in an error; "" when none is that close.
+std::string closest_name(const std::string& name, const std::vector<std::string>& known);
 
 }  // namespace sharebench
