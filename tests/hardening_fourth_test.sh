@@ -6,6 +6,8 @@
 #      the run that holds the folder, and the first's results are whole
 #   5. Ctrl-C in the first cell's setup was lost while the runner ran `sh -c "command -v gdb"`
 #      (SIGINT ignored by std::system): the run went on and exited 0. Now no delay gives exit 0
+#   5. INT or TERM sent to one fork worker was absorbed (the runner's flag-setting handler,
+#      inherited): the cell passed. Now the worker dies of it and the cell says so, as under spawn
 #   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
 #   2. a disk that filled mid-run left results.json saying "running" and exited 3 ("internal
 #      error"); a full disk at start and a results.json that is a directory exited 3 too. Now:
@@ -86,6 +88,46 @@ for delay in (0.01, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.9):
         lost.append((delay, code))
 print("SIGINT at 10 delays from 10 ms to 0.9 s:", "lost at " + str(lost) if lost else "every one honoured")
 sys.exit(1 if lost else 0)
+PY
+
+# --- 5. a signal to one fork worker -------------------------------------------------------------
+for sig in TERM INT; do
+  "$bin" run --scenario locked/whole-step --start fork --procs 2 --steps 30000 --out "$out/sig-$sig" \
+    --format none >/dev/null 2>&1 &
+  run=$!
+  worker=""
+  for _ in $(seq 100); do worker=$(pgrep -x -P $run sharebench-r1 | head -1); [ -n "$worker" ] && break; sleep 0.05; done
+  sleep 0.5
+  [ -n "$worker" ] && kill -s $sig "$worker"
+  wait $run
+  code=$?
+  [ -n "$worker" ] || fail "SIG$sig to a fork worker: no worker found to signal"
+  [ $code -eq 1 ] || fail "SIG$sig to a fork worker: the run exited $code, want 1 (an unexpected cell)"
+  "$py" - "$out/sig-$sig/results.json" "$sig" <<'PY' || fail "SIG$sig to a fork worker was not recorded"
+import json, signal, sys
+run = json.load(open(sys.argv[1]))
+rep = run["cells"][0]["repetitions"][0]
+number = int(getattr(signal, "SIG" + sys.argv[2]))
+assert rep["status"] == "worker-failed" and f"rank 1: signal {number}" in rep["status_message"], rep["status_message"]
+print(f"ok: SIG{sys.argv[2]} to a fork worker: {rep['status_message'][:80]}")
+PY
+done
+
+# ... while Ctrl-C at a terminal, which reaches the whole process group, still interrupts the cell
+# (the workers die of it too now; the runner was interrupted, so that is no worker failure).
+"$py" - "$bin" "$out/group-int" <<'PY' || fail "Ctrl-C to the whole process group"
+import json, os, signal, subprocess, sys, time
+binary, where = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([binary, "run", "--scenario", "locked/whole-step", "--start", "fork", "--procs", "2",
+                      "--steps", "30000", "--out", where, "--format", "none"], start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(1.5)
+os.killpg(p.pid, signal.SIGINT)
+code = p.wait(timeout=60)
+run = json.load(open(where + "/results.json"))
+kinds = [(c["outcome"]["kind"], c["repetitions"][0]["status"]) for c in run["cells"]]
+assert code == 130 and run["status"] == "interrupted" and kinds == [("interrupted", "interrupted")], (code, run["status"], kinds)
+print("ok: Ctrl-C to the process group: exit 130, the cell interrupted")
 PY
 
 # --- 7. no terminal escape in any report file ----------------------------------------------------

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/launch/launcher.h"
+#include "harness/util/interrupt.h"
 
 namespace sharebench {
 
@@ -34,6 +35,7 @@ class ChildProcessGroup : public WorkerGroup {
     if (pid < 0) throw std::system_error(errno, std::generic_category(), what);
     if (pid == 0) {
       die_with_parent(parent);
+      restore_default_interrupt_handlers();  // a signal sent to a worker ends it, as under spawn
       const int code = body();
       std::fflush(nullptr);
       ::_exit(code);

@@ -22,6 +22,10 @@ void install_interrupt_handlers() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
 }
 
+void restore_default_interrupt_handlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
+}
+
 bool interrupt_requested() { return g_signal != 0; }
 int interrupt_signal() { return static_cast<int>(g_signal); }
 int interrupted_exit_code() { return 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT); }

@@ -248,6 +248,13 @@ class Supervisor {
 
   void name_failed_ranks() {
     if (sup_.status != RunStatus::kCompleted || failed_ranks_.empty()) return;
+    if (interrupt_requested()) {
+      // Ctrl-C reaches the whole process group: fork workers die of it with the runner's default
+      // action restored, and the cell was interrupted, not failed.
+      sup_.status = RunStatus::kInterrupted;
+      sup_.message = fmt::format("interrupted by signal {}", interrupt_signal());
+      return;
+    }
     sup_.status = RunStatus::kWorkerFailed;
     std::vector<std::string> parts;
     for (int r : failed_ranks_) {
