@@ -6,6 +6,8 @@
 #      the run that holds the folder, and the first's results are whole
 #   5. Ctrl-C in the first cell's setup was lost while the runner ran `sh -c "command -v gdb"`
 #      (SIGINT ignored by std::system): the run went on and exited 0. Now no delay gives exit 0
+#   4. another user's symlink given as --out was followed into a root-only folder; a runs/ folder
+#      another user owns took root's run. Now both are refused with one line, exit 2
 #   5. INT or TERM sent to one fork worker was absorbed (the runner's flag-setting handler,
 #      inherited): the cell passed. Now the worker dies of it and the cell says so, as under spawn
 #   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
@@ -89,6 +91,29 @@ for delay in (0.01, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.9):
 print("SIGINT at 10 delays from 10 ms to 0.9 s:", "lost at " + str(lost) if lost else "every one honoured")
 sys.exit(1 if lost else 0)
 PY
+
+# --- 4. paths another user controls -------------------------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+  second_user sbneighbour
+  mkdir -p "$out/root-only" && chmod 700 "$out/root-only"
+  ln -s "$out/root-only" "$out/their-link" && chown -h sbneighbour "$out/their-link"
+  exit_is 2 "--out a symlink another user planted" \
+    "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 --out "$out/their-link" --format none
+  grep -q "symbolic link owned by another user" "$out/last.err" || fail "the refusal does not say why: $(cat "$out/last.err")"
+  [ -z "$(ls -A "$out/root-only")" ] || fail "the run wrote through the other user's symlink"
+  mkdir -p "$out/shared-cwd/runs" && chown sbneighbour "$out/shared-cwd/runs"
+  cd "$out/shared-cwd"  # not a subshell: fail() must reach this script's status
+  exit_is 2 "a runs/ folder another user owns" \
+    "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 --format none
+  cd "$out"
+  [ -z "$(ls -A "$out/shared-cwd/runs")" ] || fail "the run wrote into the other user's runs/"
+  mkdir -p "$out/my-cwd" && cd "$out/my-cwd"
+  exit_is 0 "a runs/ folder of one's own" "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 \
+    --format none
+  cd "$out"
+else
+  fail "not root: cannot make the second user these cases need"
+fi
 
 # --- 5. a signal to one fork worker -------------------------------------------------------------
 for sig in TERM INT; do

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,8 +110,35 @@ struct RunDirectory::Reserve {
 
 bool RunDirectory::release_reserve() const { return reserve_ && reserve_->release(); }
 
+namespace {
+// A path another local user controls: a symlink of theirs (planted in /tmp, it would steer this
+// run's files wherever they point, as the kernel's protected_symlinks refuses in sticky folders), or
+// a folder of theirs (a runs/ they made could move a run away or forge `latest`). Refused, one line.
+void refuse_if_another_users(const std::string& path, const char* what) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // not there yet: made by this run
+  const uid_t me = ::geteuid();
+  if (st.st_uid == me) return;
+  if (S_ISLNK(st.st_mode)) {
+    throw OutputPathError(fmt::format("{} '{}' is a symbolic link owned by another user (uid {}): refused, as it "
+                                      "could send this run's files anywhere; give a path of your own",
+                                      what, path, st.st_uid));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw OutputPathError(fmt::format("{} '{}' belongs to another user (uid {}): refused, as that user could move or "
+                                      "replace this run's files; give a folder of your own (--out)",
+                                      what, path, st.st_uid));
+  }
+}
+}  // namespace
+
 RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
                                   const std::string& run_id) {
+  if (out_dir.empty()) {
+    refuse_if_another_users(runs_root, "the runs folder");
+  } else {
+    refuse_if_another_users(out_dir, "--out");
+  }
   RunDirectory d;
   d.path_ = out_dir.empty() ? runs_root + "/" + run_id : out_dir;
   std::error_code ec;
