@@ -10,6 +10,8 @@
 #      another user owns took root's run. Now both are refused with one line, exit 2
 #   5. INT or TERM sent to one fork worker was absorbed (the runner's flag-setting handler,
 #      inherited): the cell passed. Now the worker dies of it and the cell says so, as under spawn
+#   5. SIGKILL to a run's whole process group left /tmp/sharebench-forkserver-XXXX/socket, a name
+#      without the runner's pid, which no later run's sweep removed. Now the next run removes it
 #   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
 #   2. a disk that filled mid-run left results.json saying "running" and exited 3 ("internal
 #      error"); a full disk at start and a results.json that is a directory exited 3 too. Now:
@@ -153,6 +155,27 @@ run = json.load(open(where + "/results.json"))
 kinds = [(c["outcome"]["kind"], c["repetitions"][0]["status"]) for c in run["cells"]]
 assert code == 130 and run["status"] == "interrupted" and kinds == [("interrupted", "interrupted")], (code, run["status"], kinds)
 print("ok: Ctrl-C to the process group: exit 130, the cell interrupted")
+PY
+
+# A run killed with its whole group: its forkserver's socket folder goes with the next run's sweep.
+"$py" - "$bin" "$out/killed-group" "$out/after-kill" <<'PY' || fail "the forkserver's folder of a SIGKILLed run"
+import glob, os, signal, subprocess, sys, time
+binary, where, after = sys.argv[1], sys.argv[2], sys.argv[3]
+p = subprocess.Popen([binary, "run", "--scenario", "locked/whole-step", "--start", "forkserver", "--procs", "2",
+                      "--steps", "30000", "--out", where, "--format", "none"], start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+pattern = f"/tmp/sharebench-{p.pid}-forkserver-*"
+for _ in range(100):
+    if glob.glob(pattern + "/socket"): break
+    time.sleep(0.05)
+os.killpg(p.pid, signal.SIGKILL)
+p.wait()
+left = glob.glob(pattern)
+assert left, "no forkserver folder named with the runner's pid was made"
+subprocess.run([binary, "run", "--scenario", "locked/whole-step", "--start", "fork", "--procs", "1", "--steps", "50",
+                "--out", after, "--format", "none"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+assert not any(os.path.exists(d) for d in left), f"still there after the next run: {left}"
+print(f"ok: a SIGKILLed run's forkserver folder ({os.path.basename(left[0])}) removed by the next run")
 PY
 
 # --- 7. no terminal escape in any report file ----------------------------------------------------

@@ -97,11 +97,17 @@ SweptRuns sweep_dead_runs(const std::string& shm_dir, const std::string& tmp_dir
       note_pid(pid);
     }
   }
-  for (const auto& [name, pid] : dead_entries(tmp, true)) {
-    swept.processes += kill_processes_of_dead_run(tmp + "/" + name);
-    if (remove_directory_tree(tmp + "/" + name)) {
-      swept.directories.push_back(name);
-      note_pid(pid);
+  // Private directories under $TMPDIR; the forkserver's socket directory is always under /tmp (a
+  // socket's path must fit in 108 bytes).
+  std::vector<std::string> tmp_dirs{tmp};
+  if (tmp_dir.empty() && tmp != "/tmp") tmp_dirs.push_back("/tmp");
+  for (const std::string& dir : tmp_dirs) {
+    for (const auto& [name, pid] : dead_entries(dir, true)) {
+      swept.processes += kill_processes_of_dead_run(dir + "/" + name);
+      if (remove_directory_tree(dir + "/" + name)) {
+        swept.directories.push_back(name);
+        note_pid(pid);
+      }
     }
   }
   return swept;

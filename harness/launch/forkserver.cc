@@ -54,8 +54,10 @@ void ForkServer::start() {
   if (running()) return;
   owner_ = ::getpid();
   mark_runner_process();  // the server and every worker it forks know the runner
-  char dir_template[] = "/tmp/sharebench-forkserver-XXXXXX";  // mkdtemp makes it 0700
-  if (!::mkdtemp(dir_template)) throw errno_error("mkdtemp(/tmp/sharebench-forkserver-*)");
+  // mkdtemp makes it 0700. The runner's pid in the name: when the whole group dies by SIGKILL, the
+  // next run's dead-run sweep knows whose it was and removes it (dead_run_sweep.h).
+  std::string dir_template = fmt::format("/tmp/sharebench-{}-forkserver-XXXXXX", owner_);
+  if (!::mkdtemp(dir_template.data())) throw errno_error(fmt::format("mkdtemp({})", dir_template));
   dir_ = dir_template;
   socket_path_ = dir_ + "/socket";
   const int listen_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
