@@ -22,20 +22,6 @@ source "$(dirname "$0")/test_lib.sh" "$@"
 py=/usr/bin/python3
 cd "$out"
 
-exit_is() {  # WANT WHAT COMMAND...: the exit code, and for 2 one line on stderr
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$out/last.out" 2>"$out/last.err"
-  local code=$?
-  if [ "$code" -ne "$want" ]; then
-    fail "$what: exit $code, want $want; stderr: $(head -c 400 "$out/last.err")"
-  elif [ "$want" -eq 2 ] && [ "$(wc -l <"$out/last.err")" -ne 1 ]; then
-    fail "$what: exit 2 but $(wc -l <"$out/last.err") lines on stderr"
-  else
-    echo "ok: $what"
-  fi
-}
-
 # --- 1. nesting deep inside a results file -------------------------------------------------------
 "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 50 --out "$out/base" --format none \
   >/dev/null 2>&1 || fail "the base run failed"

@@ -15,20 +15,6 @@ source "$(dirname "$0")/test_lib.sh" "$@"
 py=/usr/bin/python3
 cd "$out"
 
-# exit_is WANT WHAT COMMAND...: runs it, output to $out/last.{out,err}; checks the exit code, and
-# for 2 that stderr is one line.
-exit_is() {
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$out/last.out" 2>"$out/last.err"
-  local code=$?
-  if [ "$code" -ne "$want" ]; then
-    fail "$what: exit $code, want $want; stderr: $(head -c 600 "$out/last.err")"
-  elif [ "$want" -eq 2 ] && [ "$(wc -l <"$out/last.err")" -ne 1 ]; then
-    fail "$what: exit 2 but $(wc -l <"$out/last.err") lines on stderr: $(head -c 600 "$out/last.err")"
-  fi
-}
-
 # --- 1. A byte that is not UTF-8 in a program's output: the run is kept. ------------------------------
 exit_is 1 "exec of a program printing \\xff then failing" "$bin" exec --format none --out "$out/utf8" -- bash -c 'printf "\xff\xfe ok\n"; exit 3'
 "$py" - "$out/utf8/results.json" <<'PY' || fail "the run with \\xff in its output was not kept"

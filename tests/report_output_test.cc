@@ -89,16 +89,19 @@ TEST(EveryOutcome, DecidedOnceAndShownAsItselfInEveryWriter) {
                          R"(<testsuite name="locked/local-lock@spawn:2" tests="3" failures="0")",
                          R"(<testsuite name="hogwild/lock-free@forkserver:4" tests="3" failures="[1-9])",
                          R"(<testsuites name="sharebench 20260101-000000-1" tests="\d+" failures="\d+" skipped="2">)"});
-  // Google Benchmark JSON: the skipped and interrupted cells are errors without timing, the
-  // unexpected one carries error_occurred; nothing else does.
+  // Google Benchmark JSON: the skipped and interrupted cells are not benchmarks (compare.py reads
+  // real_time from every benchmark) but listed in the context with their outcome; the unexpected
+  // one carries error_occurred; nothing else does.
   const auto g = nlohmann::json::parse(render_gbench_json(run));
-  std::map<std::string, nlohmann::json> by_name;
+  std::map<std::string, nlohmann::json> by_name, not_run;
   for (const auto& b : g.at("benchmarks")) by_name[b.at("name").get<std::string>()] = b;
+  for (const auto& b : g.at("context").at("sharebench_not_run")) not_run[b.at("name").get<std::string>()] = b;
   for (const char* id : {"ipc/cuda@spawn:2", "hogwild/lock-free@fork:1"}) {
-    ASSERT_TRUE(by_name.count(id)) << id;
-    EXPECT_TRUE(by_name[id].value("error_occurred", false)) << id;
-    EXPECT_FALSE(by_name[id].contains("real_time")) << id << ": a cell that did not run has no timing";
+    EXPECT_FALSE(by_name.count(id)) << id << ": a cell that did not run is no benchmark";
+    ASSERT_TRUE(not_run.count(id)) << id;
   }
+  EXPECT_EQ(not_run["ipc/cuda@spawn:2"].at("sharebench_outcome"), "skipped");
+  EXPECT_EQ(not_run["hogwild/lock-free@fork:1"].at("sharebench_outcome"), "interrupted");
   EXPECT_FALSE(by_name["locked/whole-step@fork:2"].value("error_occurred", false));
   EXPECT_EQ(by_name["locked/local-lock@spawn:2"].at("sharebench_outcome"), "bug-caught");
 

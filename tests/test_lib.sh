@@ -25,3 +25,18 @@ second_user_reaches() {
     exit 77
   done
 }
+# exit_is WANT WHAT COMMAND...: runs it, output to $out/last.{out,err}; checks the exit code, and
+# for 2 that stderr is one line; says "ok: WHAT" when both hold.
+exit_is() {
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$out/last.out" 2>"$out/last.err"
+  local code=$?
+  if [ "$code" -ne "$want" ]; then
+    fail "$what: exit $code, want $want; stderr: $(head -c 600 "$out/last.err")"
+  elif [ "$want" -eq 2 ] && [ "$(wc -l <"$out/last.err")" -ne 1 ]; then
+    fail "$what: exit 2 but $(wc -l <"$out/last.err") lines on stderr: $(head -c 600 "$out/last.err")"
+  else
+    echo "ok: $what"
+  fi
+}
