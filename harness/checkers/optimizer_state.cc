@@ -105,7 +105,11 @@ void check_grads_delivered(CheckContext& ctx, bool exclusive, const std::string&
     const auto repeated = static_cast<std::int64_t>(w.metric("grad_repeated"));
     samples += n;
     if (n == 0) continue;
-    const bool too_few = exclusive ? matched < n : 2 * matched < n;
+    // Locked steps: every sample must match. Lock-free steps: another worker may overwrite the
+    // shared gradient between a worker's delivery and its step, as often as the machine's
+    // scheduling lets it (39 to 46 % of samples matched at 2 workers on a loaded 2-core VM, in a
+    // correct run), so no share is a bug; a worker none of whose steps applied its own gradient is.
+    const bool too_few = exclusive ? matched < n : matched == 0;
     const bool same_every_time = n >= 3 && repeated == n - 1;
     if (!too_few && !same_every_time) continue;
     std::string what = fmt::format("rank {}: at {} of {} sampled steps the optimizer applied a gradient other than "
