@@ -169,15 +169,22 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
   const RunOutcome& outcome = *ran;
 
   const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
-  for (const std::string& written : write_reports(outcome.result, formats, dir)) {
-    std::fprintf(stderr, "wrote %s\n", written.c_str());
+  // A signal while the reports are written stops the writing (each file is whole or absent: written
+  // atomically) and is the exit code, as at any other moment; results.json is already complete.
+  for (const std::string& format : formats) {
+    if (interrupt_requested()) break;
+    for (const std::string& written : write_reports(outcome.result, {format}, dir)) {
+      std::fprintf(stderr, "wrote %s\n", written.c_str());
+    }
   }
   const RenderOptions render{use_colour(color, STDOUT_FILENO)};
   for (const std::string& format : formats) {
+    if (interrupt_requested()) break;
     print_reports(outcome.result, {format}, render, stdout);
     if (format == "console") std::printf("results: %s\n", outcome.results_path.c_str());
   }
   std::fflush(stdout);
+  if (interrupt_requested() && outcome.exit_code < 128) return interrupted_exit_code();
   return outcome.exit_code;
 }
 

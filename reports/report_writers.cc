@@ -62,11 +62,14 @@ std::vector<std::string> write_reports(const RunResult& run, const std::vector<s
   // from it either, whatever its format.
   RunResult safe = run;
   make_terminal_safe(safe);
+  // exec's cells keep what the program printed (a token, a password): their reports are the owner's.
+  const bool holds_program_output = std::any_of(run.cells.begin(), run.cells.end(),
+                                                [](const CellResult& c) { return !c.config.command.empty(); });
   for (const std::string& name : formats) {
     const ReportFormat* f = find_report_format(name);
     if (!f || f->to_stdout()) continue;
     const std::string path = dir + "/" + f->file_name;
-    write_file_atomically(path, f->render(safe, RenderOptions{}));
+    write_file_atomically(path, f->render(safe, RenderOptions{}), holds_program_output ? 0600 : 0644);
     written.push_back(path);
   }
   return written;

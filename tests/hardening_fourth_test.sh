@@ -12,6 +12,9 @@
 #      inherited): the cell passed. Now the worker dies of it and the cell says so, as under spawn
 #   5. SIGKILL to a run's whole process group left /tmp/sharebench-forkserver-XXXX/socket, a name
 #      without the runner's pid, which no later run's sweep removed. Now the next run removes it
+#   5. TERM while the reports were written was swallowed: exit 0. Now it stops the writing: 143
+#   4. a program's printed secrets (API_TOKEN=...) were readable by every user in results.json and
+#      the reports. Now an exec run's folder is 0700 and its files 0600; a run's stay 0755/0644
 #   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
 #   2. a disk that filled mid-run left results.json saying "running" and exited 3 ("internal
 #      error"); a full disk at start and a results.json that is a directory exited 3 too. Now:
@@ -163,6 +166,34 @@ subprocess.run([binary, "run", "--scenario", "locked/whole-step", "--start", "fo
 assert not any(os.path.exists(d) for d in left), f"still there after the next run: {left}"
 print(f"ok: a SIGKILLed run's forkserver folder ({os.path.basename(left[0])}) removed by the next run")
 PY
+
+# A signal while the reports are written: sent at the first "wrote" line, it is the exit code.
+"$py" - "$bin" "$out/sig-reports" <<'PY' || fail "SIGTERM while the reports were written was swallowed"
+import signal, subprocess, sys
+binary, where = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([binary, "run", "--scenario", "locked/whole-step", "--start", "fork", "--procs", "1", "--steps",
+                      "50", "--out", where, "--format", "md,html,csv,junit,gbench,tap,none"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+for line in p.stderr:
+    if line.startswith("wrote "):
+        p.send_signal(signal.SIGTERM)
+        break
+p.stderr.read()
+code = p.wait(timeout=60)
+assert code == 128 + signal.SIGTERM, f"exit {code}, want {128 + signal.SIGTERM}"
+print("ok: SIGTERM while the reports were written: exit 143")
+PY
+ls -A "$out/sig-reports" | grep -q '\.tmp-' && fail "a signal during the reports left a temporary file"
+
+# --- 4. a program's output is its owner's ---------------------------------------------------------
+"$bin" exec --out "$out/secret" --format md,html -- "$py" -c 'print("API_TOKEN=s3cr3t")' >/dev/null 2>&1
+grep -q s3cr3t "$out/secret/results.json" || fail "the program's output is not in the results (nothing to test)"
+[ "$(stat -c %a "$out/secret")" = 700 ] || fail "an exec run's folder is $(stat -c %a "$out/secret"), want 700"
+for f in results.json report.md report.html; do
+  [ "$(stat -c %a "$out/secret/$f")" = 600 ] || fail "an exec run's $f is $(stat -c %a "$out/secret/$f"), want 600"
+done
+[ "$(stat -c %a "$out/base/results.json")" = 644 ] || fail "a run's results.json is $(stat -c %a "$out/base/results.json"), want 644"
+echo "ok: an exec run's folder 700 and files 600; a run's results 644"
 
 # --- 7. no terminal escape in any report file ----------------------------------------------------
 printf '%s\n' 'import sys' \

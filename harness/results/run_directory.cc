@@ -19,12 +19,13 @@ namespace sharebench {
 
 namespace fs = std::filesystem;
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
+void write_file_atomically(const std::string& path, const std::string& contents, unsigned mode) {
   const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
   // A stale file of this name (a killed process that had this pid) goes first; then the file is
   // made fresh: never through a link someone planted, never one that already exists.
   ::unlink(tmp.c_str());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd >= 0) ::fchmod(fd, static_cast<mode_t>(mode));  // whatever the umask: 0600 stays 0600, 0644 readable
   if (fd < 0) throw OutputPathError(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
   const char* p = contents.data();
   std::size_t left = contents.size();
@@ -133,13 +134,14 @@ void refuse_if_another_users(const std::string& path, const char* what) {
 }  // namespace
 
 RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
-                                  const std::string& run_id) {
+                                  const std::string& run_id, bool owner_only) {
   if (out_dir.empty()) {
     refuse_if_another_users(runs_root, "the runs folder");
   } else {
     refuse_if_another_users(out_dir, "--out");
   }
   RunDirectory d;
+  d.owner_only_ = owner_only;
   d.path_ = out_dir.empty() ? runs_root + "/" + run_id : out_dir;
   std::error_code ec;
   const bool existed = fs::exists(d.path_, ec);
@@ -147,8 +149,11 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
   if (!existed && !ec) {
     // Readable by all, writable by the owner alone, whatever the umask (under umask 000 a run
     // directory would otherwise be world-writable).
-    fs::permissions(d.path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                 fs::perms::others_read | fs::perms::others_exec, ec);
+    fs::permissions(d.path_,
+                    owner_only ? fs::perms::owner_all
+                               : fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec,
+                    ec);
   }
   if (ec || !fs::is_directory(d.path_)) {
     throw OutputPathError(fmt::format("cannot create output directory '{}': {}", d.path_,
@@ -183,7 +188,7 @@ void RunDirectory::write_atomically(const std::string& name, const std::string& 
   // directory it was started in, with the results inside. Made again, nothing is lost.
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file(name)).parent_path(), ec);
-  write_file_atomically(file(name), contents);
+  write_file_atomically(file(name), contents, owner_only_ ? 0600 : 0644);
 }
 
 }  // namespace sharebench

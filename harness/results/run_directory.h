@@ -21,7 +21,10 @@ class RunDirectory {
   // (an flock on DIR/.lock, which names the holder's pid): two runs into one --out would overwrite
   // each other's results. Throws OutputPathError naming the path when it cannot be created or
   // written, or naming the run that holds it.
-  static RunDirectory create(const std::string& out_dir, const std::string& runs_root, const std::string& run_id);
+  // `owner_only`: the run keeps a program's output (exec), which may print secrets: a folder this
+  // run makes is 0700 and every file written through write_atomically 0600.
+  static RunDirectory create(const std::string& out_dir, const std::string& runs_root, const std::string& run_id,
+                             bool owner_only = false);
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   void write_atomically(const std::string& name, const std::string& contents) const;
@@ -31,12 +34,14 @@ class RunDirectory {
 
  private:
   std::string path_;
+  bool owner_only_ = false;
   std::shared_ptr<const int> lock_;  // the locked descriptor, closed with the last copy
   struct Reserve;
   std::shared_ptr<Reserve> reserve_;  // DIR/.reserve, removed with the last copy if still there
 };
 
 // Throws OutputPathError naming the file and the system's reason when it cannot be written.
-void write_file_atomically(const std::string& path, const std::string& contents);
+// `mode`: the new file's permissions (0600 for a file that holds a program's output).
+void write_file_atomically(const std::string& path, const std::string& contents, unsigned mode = 0644);
 
 }  // namespace sharebench

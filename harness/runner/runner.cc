@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <functional>
@@ -103,7 +104,10 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   if (!options.cells.empty()) {
     run.environment["threads_per_worker"] = std::to_string(options.cells.front().config.workload.threads_per_worker);
   }
-  const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id);
+  // A program's output (exec) may hold what it printed of its secrets: the owner's alone.
+  const bool owner_only = std::any_of(options.cells.begin(), options.cells.end(),
+                                      [](const PlannedCell& c) { return !c.config.command.empty(); });
+  const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id, owner_only);
   out.results_path = dir.file("results.json");
   std::size_t done = 0;
   const std::function<void()> save = [&] { save_results(dir, run, done, options.cells.size()); };
