@@ -24,8 +24,8 @@ void write_file_atomically(const std::string& path, const std::string& contents,
   // A stale file of this name (a killed process that had this pid) goes first; then the file is
   // made fresh: never through a link someone planted, never one that already exists.
   ::unlink(tmp.c_str());
+  // The umask still applies: a user whose umask is 077 gets 0600 files whatever `mode` allows.
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
-  if (fd >= 0) ::fchmod(fd, static_cast<mode_t>(mode));  // whatever the umask: 0600 stays 0600, 0644 readable
   if (fd < 0) throw OutputPathError(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
   const char* p = contents.data();
   std::size_t left = contents.size();
