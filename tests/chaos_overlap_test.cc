@@ -93,13 +93,19 @@ TEST(ChaosRendezvous, WorkersInABurstMeetBeforeTheirNextStep) {
   late.join();
   ASSERT_NE(budget.epoch_ns.load(), 0);
   EXPECT_EQ(tallies[0].rendezvous, 1);
-  EXPECT_EQ(tallies[1].rendezvous, 1);
   EXPECT_EQ(tallies[0].sleeps + tallies[0].yields, 0) << "a burst is not perturbed";
   // The early one waited for the late one (about 400 µs) instead of running ahead alone; or, when
   // the late one's wake-up took longer than the bound (a VM's idle vCPU can take 2 ms to wake),
   // for the whole bound.
   const bool met = left_ns[0].load() >= beat_ns[1].load();
   const bool waited_bound = left_ns[0].load() - beat_ns[0].load() >= 1'900'000;
+  // The late one joins the rendezvous when it beats inside the burst. When it woke after the bound
+  // (a loaded CI VM, 26 Nov 2026: its tally was 0) the burst can be over and it has none to join.
+  if (met) {
+    EXPECT_EQ(tallies[1].rendezvous, 1);
+  } else {
+    EXPECT_LE(tallies[1].rendezvous, 1);
+  }
   EXPECT_TRUE(met || waited_bound) << "rank 0 left the rendezvous before rank 1 reached it: from the epoch, rank 0 beat at "
       << (beat_ns[0] - budget.epoch_ns) / 1000 << " µs and left at " << (left_ns[0] - budget.epoch_ns) / 1000
       << ", rank 1 beat at " << (beat_ns[1] - budget.epoch_ns) / 1000 << " and left at "
