@@ -7,6 +7,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <torch/types.h>
 #include <torch/version.h>
 
 #include <mutex>
@@ -36,6 +37,19 @@ void set_blas_threads(std::int64_t threads) {
   if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
     set(static_cast<int>(threads));
   }
+}
+
+// Autograd's engine counts every device type's devices on its first backward, once per process
+// (Engine::start_device_threads). In a CUDA build that initialises the CUDA driver, which keeps an
+// eventfd, pipes and device files open for the process's life: measured on an H100 with LibTorch
+// 2.11, every CPU training cell's no-leaks check then read 13 descriptors opened inside work() as
+// its leak (docs/gpu.md). One backward of a one-element tensor here, before the descriptors are
+// counted, pays that cost up front. A no-op in a CPU build, and skipped under the thread start
+// method, where the descriptors are not counted.
+void start_autograd_device_threads(const CellConfig& cell) {
+  if (!libtorch_has_cuda() || cell.start == StartMethod::kThread) return;
+  auto x = torch::ones({1}, torch::requires_grad());
+  x.sum().backward();
 }
 
 std::vector<std::function<void(const CellConfig&)>>& worker_steps() {
@@ -68,6 +82,7 @@ void init_torch_in_worker(const CellConfig& cell) {
   std::call_once(once, [&] {
     at::set_num_threads(static_cast<int>(cell.workload.threads_per_worker));
     set_blas_threads(cell.workload.threads_per_worker);
+    start_autograd_device_threads(cell);
     for (const auto& step : worker_steps()) step(cell);
   });
 }

@@ -4,7 +4,8 @@
 # package), CMake and ninja, and the Debian -dev packages carried in .gpu/debs
 # (bench/gpu/fetch_debs.sh, run here first). Steps, most important first; a step that
 # would not fit in what is left of the budget is skipped and says so:
-#   1. build sharebench against the Python package's LibTorch (no tests, no benchmarks)
+#   1. build sharebench against the Python package's LibTorch (no tests, no benchmarks), then
+#      verify the harness's own CUDA-build fixes on CPU cells under fork
 #   2. the CUDA IPC cells: ipc/cuda and ipc/cuda-hold-1024 (correct) and the planted
 #      ipc/cuda-early-reuse and ipc/cuda-producer-exits, under fork (refused), spawn and
 #      forkserver, at 2 and 3 processes, 3 repetitions each
@@ -12,6 +13,7 @@
 #   4. PyTorch's own CUDA IPC in the same situations (bench/gpu/torch_cuda_ipc_probe.py)
 #   5. the scaling sweep at 1, 2, 4, 8, 16 processes beside the torch.multiprocessing peers
 #   6. the chaos detection table (tests/chaos_detection.sh), 3 repetitions
+#   7. two runs of the default matrix with --repetitions auto
 # Everything lands in DEST (default $OUT, else /tmp/device-checks) as one results.tar.gz, packed
 # again after every step so that a run stopped at its limit still returns what it finished.
 # usage: bash bench/gpu/device_checks.sh [BUDGET_SECONDS]
@@ -79,6 +81,11 @@ if [ ! -x "$b" ]; then
 fi
 "$b" --version >>"$work/machine.txt" 2>&1
 
+# Fixes made after the first lease, checked before anything else leans on them: a CUDA build
+# trains the serial reference in a child (else fork workers refuse autograd), and the driver's
+# /dev/shm/cuda.shm.* file is not counted as a worker's leak.
+step verify 30 "$b" run --scenario hogwild/lock-free,locked/update-only,ipc/cuda --start fork,spawn --procs 2 \
+  --repetitions 1 --out "$work/verify" --format console,md
 cuda_cells=ipc/cuda,ipc/cuda-hold-1024,ipc/cuda-early-reuse,ipc/cuda-producer-exits
 step cuda-cells 60 "$b" run --scenario "$cuda_cells" --start fork,spawn,forkserver --procs "${CUDA_PROCS:-2,3}" --repetitions "${CUDA_REPS:-3}" \
   --stacks proc --out "$work/cuda-cells" --format console,md
@@ -102,5 +109,15 @@ planted() {
 export -f planted
 export work
 step chaos-table 100 bash -c planted
+# Two runs of the default matrix with --repetitions auto: the recommendation's stability on
+# dedicated cores (each run's best strategy and its margin, side by side).
+auto_runs() {
+  for i in 1 2; do
+    "$b" run --repetitions auto --out "$work/auto-$i" --format console,md || echo "exit $?"
+  done
+}
+export -f auto_runs
+export b
+step auto-runs 150 bash -c auto_runs
 log "done"
 pack
