@@ -3,7 +3,7 @@
 side by side in one run, rounds interleaved (plain python3, exec --sharing-checks off, exec with
 them on), medians reported with the ratios. The machine is shared and noisy: compare the ratios.
 
-    python3 bench/exec_hooks_overhead.py build/sharebench [ROUNDS]   (default 11)
+    python3 bench/exec_hooks_overhead.py build/sharebench [ROUNDS] [PROGRAM]   (default 11 rounds, all)
 
 Wall time is the program's own (exec's program_s: from its start to its end); memory is each
 child's peak USS from exec's process table (on against off: a plain run has no table).
@@ -18,18 +18,23 @@ import time
 
 PY = "/usr/bin/python3"  # Debian's, with python3-torch
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLES = ["hogwild.py", "shared_adam.py", "dataloader_workers.py"]
+# (name, path from the project's root, arguments): our examples, then a Hogwild trainer in
+# pytorch/examples' mnist_hogwild layout, long enough (20 epochs) that start-up does not dominate.
+PROGRAMS = [("hogwild.py", "examples/python/hogwild.py", []),
+            ("shared_adam.py", "examples/python/shared_adam.py", []),
+            ("dataloader_workers.py", "examples/python/dataloader_workers.py", []),
+            ("mnist_hogwild layout", "tests/exec_programs/hogwild_no_zero_grad.py", ["--fixed", "--epochs", "20"])]
 
 
 def plain(script):
     t = time.monotonic()
-    subprocess.run([PY, script], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([PY] + script, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.monotonic() - t, None
 
 
 def under_exec(binary, script, checks):
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run([binary, "exec", "--format", "none", "--out", out, "--sharing-checks", checks, "--", PY, script],
+        subprocess.run([binary, "exec", "--format", "none", "--out", out, "--sharing-checks", checks, "--", PY] + script,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         rep = json.load(open(os.path.join(out, "results.json")))["cells"][0]["repetitions"][0]
         children = [p["uss_mb_peak"] for p in rep["processes"] if p["role"] == "child" and p["uss_mb_peak"] > 0]
@@ -41,8 +46,11 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 11
     print("| program | plain s | exec, checks off s | exec, checks on s | on / plain | on / off | child USS off MiB | on MiB |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
-    for name in EXAMPLES:
-        script = os.path.join(HERE, "..", "examples", "python", name)
+    only = sys.argv[3] if len(sys.argv) > 3 else None  # a program's name: that one alone
+    for name, path, args in PROGRAMS:
+        if only and name != only:
+            continue
+        script = [os.path.join(HERE, "..", path)] + args
         walls = {"plain": [], "off": [], "on": []}
         uss = {"off": [], "on": []}
         for _ in range(rounds):

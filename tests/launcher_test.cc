@@ -245,6 +245,23 @@ TEST_P(EveryStartMethod, PrivateMemoryThatKeepsGrowingFailsTheMemoryCheck) {
   EXPECT_GT(steady.workers[0].shared_mb_peak, 0);
 }
 
+// A work() too short for the watchdog's samples is judged on its readings as it began and ended:
+// 96 MiB in milliseconds fails, the instant clean worker passes; never `not exercised`.
+TEST_P(EveryStartMethod, MemoryGrownInABurstTooShortToSampleStillFails) {
+  if (GetParam() == StartMethod::kThread) GTEST_SKIP() << "threads share one process: no figure per worker";
+  if (std::string_view(sanitizer_in_build()) == "AddressSanitizer") GTEST_SKIP() << "ASan's quarantine: no memory check";
+  const Repetition burst = run_repetition(probe("grows-fast", GetParam(), 2), 0);
+  const Check* m = find_check(burst, "memory");
+  ASSERT_NE(m, nullptr) << "no memory check";
+  EXPECT_EQ(m->verdict, Verdict::kFail) << m->message;
+  EXPECT_NE(m->message.find("rank 1's private memory"), std::string::npos) << m->message;
+  EXPECT_NE(m->message.find("as its work began"), std::string::npos) << m->message;
+  const Repetition quick = run_repetition(probe("ok", GetParam(), 2), 0);
+  const Check* q = find_check(quick, "memory");
+  ASSERT_NE(q, nullptr) << "no memory check";
+  EXPECT_EQ(q->verdict, Verdict::kPass) << q->message;
+}
+
 // A daemon a worker started is found (the runner and the forkserver are subreapers), named with
 // the rank that started it, and killed; its clean twin leaves nothing.
 TEST_P(EveryStartMethod, AProcessAWorkerLeftBehindIsReportedAndKilled) {

@@ -18,6 +18,13 @@ const Check* find_check(const SharingFindings& f, const std::string& name) {
   return nullptr;
 }
 
+// The rules judge what torch did: every crafted program imported it (a "torch" event first).
+SharingFindings judge_with_torch(std::vector<json> events, const std::vector<ProcessRecord>& processes,
+                                 const SharingContext& machine) {
+  events.insert(events.begin(), json{{"event", "torch"}, {"pid", 1}, {"t", 0.0}, {"intra_op", 1}});
+  return sharebench::judge_sharing(events, processes, machine);
+}
+
 json optimizer_state(const json& keys, int entries, double counter) {
   return json{{"entries", entries}, {"params", 2}, {"keys", keys}, {"counter", counter}};
 }
@@ -48,7 +55,7 @@ std::vector<json> handed_optimizer(const json& parent_keys, const json& child_ke
 
 TEST(SharingFindings, SharedOptimizerStatePassesAndCountsLostIncrements) {
   const json shared = {{"step", {"shared"}}, {"exp_avg", {"shared"}}};
-  const SharingFindings f = judge_sharing(handed_optimizer(shared, shared, 2, shared), {}, SharingContext{});
+  const SharingFindings f = judge_with_torch(handed_optimizer(shared, shared, 2, shared), {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
@@ -60,7 +67,7 @@ TEST(SharingFindings, SharedOptimizerStatePassesAndCountsLostIncrements) {
 
 TEST(SharingFindings, PythonNumberStepFailsNamingTheOptimizerAndWhereItWasMade) {
   const json number_step = {{"step", {"number"}}, {"exp_avg", {"shared"}}};
-  const SharingFindings f = judge_sharing(handed_optimizer(number_step, number_step, 2, number_step), {}, SharingContext{});
+  const SharingFindings f = judge_with_torch(handed_optimizer(number_step, number_step, 2, number_step), {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kFail);
@@ -70,7 +77,7 @@ TEST(SharingFindings, PythonNumberStepFailsNamingTheOptimizerAndWhereItWasMade) 
 }
 
 TEST(SharingFindings, UnpickledNumberStepIsAPrivateTensorSaidAsSuch) {
-  const SharingFindings f = judge_sharing(handed_optimizer({{"step", {"number"}}}, {{"step", {"private"}}}, 2, {{"step", {"private"}}}),
+  const SharingFindings f = judge_with_torch(handed_optimizer({{"step", {"number"}}}, {{"step", {"private"}}}, 2, {{"step", {"private"}}}),
                                           {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
   ASSERT_NE(c, nullptr);
@@ -79,7 +86,7 @@ TEST(SharingFindings, UnpickledNumberStepIsAPrivateTensorSaidAsSuch) {
 }
 
 TEST(SharingFindings, StateMadeLazilyInEachChildFails) {
-  const SharingFindings f = judge_sharing(handed_optimizer(json::object(), json::object(), 0,
+  const SharingFindings f = judge_with_torch(handed_optimizer(json::object(), json::object(), 0,
                                                            {{"step", {"private"}}, {"exp_avg", {"private"}}}),
                                           {}, SharingContext{});
   const Check* c = find_check(f, "optimizer-state-shared");
@@ -96,8 +103,9 @@ TEST(SharingFindings, OwnOptimizersInEachWorkerAreNotSharedOptimizers) {
                                {"optimizers", json::array({{{"origin", "21.1"}, {"class", "SGD"}, {"steps", 300},
                                                             {"sampled", 12}, {"same_grad", 0}, {"no_grad_steps", 0},
                                                             {"params", 4}, {"shared", 4}}})}}};
-  const SharingFindings f = judge_sharing(events, {}, SharingContext{});
-  EXPECT_EQ(find_check(f, "optimizer-state-shared"), nullptr);
+  const SharingFindings f = judge_with_torch(events, {}, SharingContext{});
+  ASSERT_NE(find_check(f, "optimizer-state-shared"), nullptr);  // said, with nothing compared: not exercised
+  EXPECT_EQ(find_check(f, "optimizer-state-shared")->exposure->count, 0);
   ASSERT_NE(find_check(f, "grads-delivered"), nullptr);
   EXPECT_EQ(find_check(f, "grads-delivered")->verdict, Verdict::kPass);
 }
@@ -107,7 +115,7 @@ TEST(SharingFindings, TheSameGradientAtEverySampledStepFails) {
                                {"optimizers", json::array({{{"origin", "30.1"}, {"class", "SharedAdam"}, {"steps", 200},
                                                             {"sampled", 11}, {"same_grad", 10}, {"no_grad_steps", 0},
                                                             {"params", 4}, {"shared", 4}}})}}};
-  const SharingFindings f = judge_sharing(events, {}, SharingContext{});
+  const SharingFindings f = judge_with_torch(events, {}, SharingContext{});
   ASSERT_NE(find_check(f, "grads-delivered"), nullptr);
   EXPECT_EQ(find_check(f, "grads-delivered")->verdict, Verdict::kFail);
 }
@@ -117,13 +125,13 @@ TEST(SharingFindings, ForkWithTheOpenMPPoolFailsUnlessTheChildDroppedToOneThread
                      {"python_threads", json::array()}, {"intra_op", 2}, {"cuda", false}, {"torch", true}};
   std::vector<json> risky = {{{"event", "start"}, {"pid", 41}, {"ppid", 40}, {"t", 0.1}, {"forked", true}, {"fork", fork}},
                              {{"event", "end"}, {"pid", 41}, {"t", 0.5}, {"role", "child"}, {"code", 0}, {"intra_op", 2}}};
-  const SharingFindings bad = judge_sharing(risky, {}, SharingContext{});
+  const SharingFindings bad = judge_with_torch(risky, {}, SharingContext{});
   ASSERT_NE(find_check(bad, "fork-safety"), nullptr);
   EXPECT_EQ(find_check(bad, "fork-safety")->verdict, Verdict::kFail);
   EXPECT_NE(find_check(bad, "fork-safety")->message.find("main.py:26"), std::string::npos);
   // DataLoader's workers call torch.set_num_threads(1) first thing.
   risky[1]["intra_op"] = 1;
-  const SharingFindings fine = judge_sharing(risky, {}, SharingContext{});
+  const SharingFindings fine = judge_with_torch(risky, {}, SharingContext{});
   EXPECT_EQ(find_check(fine, "fork-safety")->verdict, Verdict::kPass);
 }
 
@@ -133,11 +141,11 @@ TEST(SharingFindings, AChildTrainingAPrivateCopyFailsButADistributedOneIsANote) 
       {{"event", "end"}, {"pid", 51}, {"t", 1.0}, {"role", "child"}, {"code", 0}, {"distributed", false},
        {"changed", json::array({{{"path", "args[0]"}, {"kind", "module"}, {"class", "Net"}, {"params", 4}, {"shared", 0},
                                  {"by_optimizer", true}, {"state_dict_taken", false}}})}}};
-  const SharingFindings bad = judge_sharing(events, {}, SharingContext{});
+  const SharingFindings bad = judge_with_torch(events, {}, SharingContext{});
   ASSERT_NE(find_check(bad, "updates-shared"), nullptr);
   EXPECT_EQ(find_check(bad, "updates-shared")->verdict, Verdict::kFail);
   events[1]["distributed"] = true;
-  const SharingFindings synced = judge_sharing(events, {}, SharingContext{});
+  const SharingFindings synced = judge_with_torch(events, {}, SharingContext{});
   EXPECT_EQ(find_check(synced, "updates-shared")->verdict, Verdict::kPass);
   EXPECT_FALSE(synced.notes.empty());
 }
@@ -163,6 +171,161 @@ TEST(SharingFindings, ShortLivedProcessesJoinTheTableWithHowTheyEnded) {
   const std::string why = diagnose_program(table, /*hung=*/true);
   EXPECT_NE(why.find("waits in get (multiprocessing/queues.py:103), called from main.py:117 in main"), std::string::npos) << why;
   EXPECT_NE(why.find("pid 61 exited 1 (RuntimeError: boom)"), std::string::npos) << why;
+}
+
+// --- the oracles: counters, lazily made state, running sums, deaths, exposure ------------------------
+
+// A counter in param_groups: [value, kind] where the parent handed it over, where each child received
+// it and ended, and where the parent ended.
+std::vector<json> group_counter(double parent_end, const std::string& kind) {
+  auto with_counter = [&](double value) {
+    json state = optimizer_state({{"exp_avg", {"shared"}}}, 2, 0);
+    state["counters"] = {{"param_groups[0]['step']", {value, kind}}, {"param_groups[0]['lr']", {0.001, "number"}}};
+    return state;
+  };
+  std::vector<json> events = handed_optimizer({{"exp_avg", {"shared"}}}, {{"exp_avg", {"shared"}}}, 2, {{"exp_avg", {"shared"}}});
+  for (json& e : events) {
+    const std::string kind_of = e["event"];
+    if (kind_of == "handoff" || kind_of == "received") e["objects"][0]["state"] = with_counter(0);
+    if (kind_of == "end") e["optimizers"][0]["state"] = with_counter(100);
+  }
+  events.push_back({{"event", "end"}, {"pid", 10}, {"t", 2.0}, {"code", nullptr}, {"role", "program"},
+                    {"handed", json::array({{{"origin", "10.1"}, {"state", with_counter(parent_end)}}})}});
+  return events;
+}
+
+TEST(SharingFindings, ACounterThatAdvancedInTheChildrenAndNotInTheParentIsPrivateWhereverItLives) {
+  const SharingFindings bad = judge_with_torch(group_counter(0, "number"), {}, SharingContext{});
+  const Check* c = find_check(bad, "optimizer-state-shared");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail) << c->message;
+  EXPECT_NE(c->message.find("param_groups[0]['step'] advanced in pids 11, 12 (200 in all)"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("a Python number in each process"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("train.py:5"), std::string::npos) << c->message;
+  // The twin: a shared tensor the parent sees advance (by fewer than 200: lost increments are a note).
+  const SharingFindings fine = judge_with_torch(group_counter(190, "shared"), {}, SharingContext{});
+  EXPECT_EQ(find_check(fine, "optimizer-state-shared")->verdict, Verdict::kPass) << find_check(fine, "optimizer-state-shared")->message;
+  EXPECT_GT(find_check(fine, "optimizer-state-shared")->exposure->count, 0);
+}
+
+TEST(SharingFindings, EmptyPerParameterDictsFilledByEachChildFail) {
+  std::vector<json> events = handed_optimizer(json::object(), json::object(), 2, {{"square_avg", {"private"}}});
+  for (json& e : events) {
+    if (e["event"] == "received") e["objects"][0]["state"]["empty_entries"] = 2;
+  }
+  const SharingFindings f = judge_with_torch(events, {}, SharingContext{});
+  const Check* c = find_check(f, "optimizer-state-shared");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("its 2 per-parameter state dict(s) were empty when pids 11, 12 received them"), std::string::npos)
+      << c->message;
+  EXPECT_NE(c->message.find("state['square_avg']"), std::string::npos) << c->message;
+}
+
+json child_optimizer(int sampled, int zero, int carried, int carry_checks) {
+  return {{"origin", "70.1"}, {"class", "SGD"}, {"where", "train.py:40 in train"}, {"steps", 150}, {"sampled", sampled},
+          {"same_grad", 0}, {"no_grad_steps", 0}, {"zero_grad_steps", zero}, {"carried", carried},
+          {"carry_checks", carry_checks}, {"backwards", 150}, {"params", 4}, {"shared", 4}};
+}
+
+TEST(SharingFindings, ARunningSumOrAllZeroGradientsFailGradsDelivered) {
+  auto judge_one = [](const json& optimizer) {
+    return judge_with_torch({{{"event", "end"}, {"pid", 71}, {"t", 1.0}, {"role", "child"}, {"code", 0},
+                           {"optimizers", json::array({optimizer})}}},
+                         {}, SharingContext{});
+  };
+  const SharingFindings sum = judge_one(child_optimizer(10, 0, 9, 9));
+  EXPECT_EQ(find_check(sum, "grads-delivered")->verdict, Verdict::kFail);
+  EXPECT_NE(find_check(sum, "grads-delivered")->message.find("applied a running sum: at 9 of the 9 steps compared"),
+            std::string::npos);
+  const SharingFindings zero = judge_one(child_optimizer(10, 10, 0, 0));
+  EXPECT_EQ(find_check(zero, "grads-delivered")->verdict, Verdict::kFail);
+  EXPECT_NE(find_check(zero, "grads-delivered")->message.find("all-zero gradients"), std::string::npos);
+  // One carried step (a GAN's other loss, say) is not a running sum.
+  const SharingFindings fine = judge_one(child_optimizer(10, 0, 1, 3));
+  EXPECT_EQ(find_check(fine, "grads-delivered")->verdict, Verdict::kPass);
+  EXPECT_EQ(find_check(fine, "grads-delivered")->exposure->count, 13);
+}
+
+std::vector<ProcessRecord> program_and_children(const std::string& program_end, const std::string& child_end) {
+  std::vector<ProcessRecord> table(3);
+  table[0].pid = 80, table[0].role = "program", table[0].end = program_end;
+  for (int i : {1, 2}) {
+    table[i].pid = 80 + i, table[i].role = "child", table[i].end = child_end;
+    if (child_end == "exited 1") table[i].error = "Traceback\nRuntimeError: mat1 and mat2 shapes cannot be multiplied";
+  }
+  return table;
+}
+
+TEST(SharingFindings, AChildThatDiedUnnoticedFailsDeathsNoticedUnlessTheProgramLooked) {
+  const std::vector<json> events = {{{"event", "handoff"}, {"pid", 80}, {"t", 0.1}, {"child", 81}, {"where", "main.py:30 in <module>"}}};
+  const SharingFindings bad = judge_with_torch(events, program_and_children("exited 0", "exited 1"), SharingContext{});
+  const Check* c = find_check(bad, "deaths-noticed");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("pid 81 (started at main.py:30 in <module>) exited 1: RuntimeError: mat1"), std::string::npos)
+      << c->message;
+  // The program read both exit codes: noticed.
+  std::vector<json> looked = events;
+  looked.push_back({{"event", "observed"}, {"pid", 80}, {"t", 1.0}, {"child", 81}, {"code", 1}});
+  looked.push_back({{"event", "observed"}, {"pid", 80}, {"t", 1.0}, {"child", 82}, {"code", 1}});
+  EXPECT_EQ(find_check(judge_with_torch(looked, program_and_children("exited 0", "exited 1"), SharingContext{}), "deaths-noticed")->verdict,
+            Verdict::kPass);
+  // Pool's terminate(): the program's own signal is no death.
+  std::vector<json> terminated = events;
+  terminated.push_back({{"event", "terminated"}, {"pid", 80}, {"t", 1.0}, {"child", 81}, {"how", "terminate"}});
+  terminated.push_back({{"event", "terminated"}, {"pid", 80}, {"t", 1.0}, {"child", 82}, {"how", "terminate"}});
+  EXPECT_EQ(find_check(judge_with_torch(terminated, program_and_children("exited 0", "killed by SIGTERM"), SharingContext{}),
+                       "deaths-noticed")
+                ->verdict,
+            Verdict::kPass);
+  // The program failed itself: exit-status says so, this check does not repeat it.
+  EXPECT_EQ(find_check(judge_with_torch(events, program_and_children("exited 1", "exited 1"), SharingContext{}), "deaths-noticed")->verdict,
+            Verdict::kPass);
+  // The harness ended the run (a hang, --duration): its kills are not deaths.
+  SharingContext stopped;
+  stopped.harness_ended_it = true;
+  EXPECT_EQ(find_check(judge_with_torch(events, program_and_children("exited 0", "killed by SIGKILL"), stopped), "deaths-noticed")->verdict,
+            Verdict::kPass);
+}
+
+TEST(SharingFindings, EveryCheckIsSaidWithItsExposureAndNoneWithoutTorch) {
+  const SharingFindings nothing = judge_with_torch({}, {}, SharingContext{});
+  for (const char* name : {"fork-safety", "updates-shared", "optimizer-state-shared", "grads-delivered"}) {
+    const Check* c = find_check(nothing, name);
+    ASSERT_NE(c, nullptr) << name;
+    ASSERT_TRUE(c->exposure.has_value()) << name;
+    EXPECT_EQ(c->exposure->count, 0) << name;
+    EXPECT_FALSE(c->exposure->what.empty()) << name;
+    EXPECT_FALSE(nothing.to_raise.at(name).empty()) << name;
+  }
+  // A program that never imported torch gets no sharing check at all.
+  const SharingFindings no_torch = sharebench::judge_sharing({{{"event", "start"}, {"pid", 1}, {"t", 0.0}}}, {}, SharingContext{});
+  EXPECT_EQ(find_check(no_torch, "grads-delivered"), nullptr);
+  ASSERT_NE(find_check(no_torch, "deaths-noticed"), nullptr);
+}
+
+TEST(SharingFindings, AHangInJoinNamesTheUsersLineNotTheHarnessHook) {
+  std::vector<ProcessRecord> table(1);
+  table[0].pid = 90;
+  table[0].role = "program";
+  table[0].python_stack =
+      "Current thread 0x1 (most recent call first):\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/popen_fork.py\", line 27 in poll\n"
+      "  File \"/tmp/sb/exec-hooks/sharebench_watch.py\", line 515 in patched\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/popen_fork.py\", line 43 in wait\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/process.py\", line 149 in join\n"
+      "  File \"/home/u/train.py\", line 88 in main\n";
+  const std::string why = diagnose_program(table, /*hung=*/true);
+  EXPECT_NE(why.find("waits in join (multiprocessing/process.py:149), called from train.py:88 in main"), std::string::npos) << why;
+  EXPECT_EQ(why.find("sharebench_watch"), std::string::npos) << why;
+}
+
+TEST(SharingFindings, ASigbusDeathIsDiagnosedAsDevShmRunningOut) {
+  std::vector<ProcessRecord> table(2);
+  table[0].pid = 95, table[0].role = "program", table[0].end = "exited 1";
+  table[1].pid = 96, table[1].role = "child", table[1].end = "killed by SIGBUS";
+  EXPECT_NE(diagnose_program(table, false).find("/dev/shm running out"), std::string::npos);
 }
 
 }  // namespace

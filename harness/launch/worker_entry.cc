@@ -100,6 +100,11 @@ void run_runner_init_hook(const CellConfig& base) {
   if (g_runner_hook) g_runner_hook(base);
 }
 
+// This process's private memory (USS), in kB, into a slot's field; left as it was when unreadable.
+void read_own_uss_into(std::atomic<std::int64_t>& into) {
+  if (auto m = sample_memory(::getpid())) into.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+}
+
 int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
   HarnessBlock* block = nullptr;
   try {
@@ -142,13 +147,16 @@ int run_worker(const CellConfig& cell, SharedArena& arena, int rank) {
       start_chaos(cell, rank, &slot.chaos, &block->chaos_budget);
       slot.phase.store(static_cast<std::int32_t>(WorkerPhase::kAttached));
       slot.last_beat_ns.store(monotonic_ns());
+      // The memory check's first reading: a work() too short for the watchdog's samples is judged
+      // on this and the one as it returns.
+      if (own_process) read_own_uss_into(slot.uss_kb_at_start);
       scenario->work(ctx);
       ctx.finish();
       stop_chaos();
       settle_model_promises();  // where the model it bound is now, before anything of it is freed
       // The exact end of the memory check's window: the watchdog's last sample may be older.
       if (own_process) {
-        if (auto m = sample_memory(::getpid())) slot.uss_kb_at_end.store(static_cast<std::int64_t>(m->uss_mb * 1024));
+        read_own_uss_into(slot.uss_kb_at_end);
         slot.threads_at_end.store(count_own_threads());
       }
       // Its work is done; a worker that hangs from here on (a destructor that never returns) is

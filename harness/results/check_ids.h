@@ -73,6 +73,8 @@ inline constexpr CheckId kNoSurvivors{"no-survivors"};
 inline constexpr CheckId kShmReclaimed{"shm-reclaimed"};
 inline constexpr CheckId kForkSafety{"fork-safety"};
 inline constexpr CheckId kUpdatesShared{"updates-shared"};
+inline constexpr CheckId kDeathsNoticed{"deaths-noticed"};
+inline constexpr CheckId kCopyOnRead{"copy-on-read"};
 }  // namespace checks
 
 }  // namespace sharebench

@@ -48,6 +48,7 @@ struct alignas(64) WorkerSlot {
   std::atomic<std::int32_t> kill_holding_lock{kLockKillIdle};
   std::atomic<std::int32_t> waiting_barrier{-1};  // LockRegistry id of the barrier it waits at, or -1
   std::atomic<std::int32_t> threads_at_end{0};    // its process's threads as work() returned (0: not read)
+  std::atomic<std::int64_t> uss_kb_at_start{0};   // its process's private memory as work() began (0: not read)
   std::atomic<std::int64_t> uss_kb_at_end{0};     // its process's private memory as work() returned (0: not read)
   // Its own latest reading while it worked (beat(), at most every 250 ms; 0: none): the memory
   // check's end does not depend on the watchdog being scheduled on a loaded machine.

@@ -9,8 +9,9 @@
 //   shm-reclaimed   no /dev/shm entry the program's processes made or used is left (torch_*,
 //                   psm_*, sem.*): each is named with the process seen using it, then removed
 //   fault-injected  with --fault: the planned child was found and killed or stalled
-// and the sharing checks of the Python hooks (sharing_findings.h: fork-safety, updates-shared,
-// optimizer-state-shared, grads-delivered), with their notes; on a hang or a failure, a diagnosis.
+// and the checks of the Python hooks (sharing_findings.h: fork-safety, updates-shared,
+// optimizer-state-shared, grads-delivered, deaths-noticed), each with its exposure, and their notes;
+// on a hang or a failure, a diagnosis.
 // plus the harness's own liveness (a hang: no beat, or no CPU time anywhere in the tree, for
 // --hang-timeout) and no-leaks.
 #include <sys/stat.h>
@@ -313,6 +314,8 @@ class ExecScenario : public Scenario {
     Repetition& rep = ctx.repetition();
     SharingContext machine;
     machine.forced_start = cell_.mp_start;
+    machine.harness_ended_it = inspected_ || b.stopped_by_duration || cell_.fault.targets_tree() ||
+                               rep.status != RunStatus::kCompleted;
     machine.cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     machine.dev_shm_size_mb = b.dev_shm_size_mb;
     machine.dev_shm_used_mb_before = b.dev_shm_used_mb_before;
@@ -322,7 +325,11 @@ class ExecScenario : public Scenario {
       if (limit > 0 && (machine.fd_limit == 0 || limit < machine.fd_limit)) machine.fd_limit = limit;
     }
     SharingFindings f = judge_sharing(events, rep.processes, machine);
-    for (Check& c : f.checks) ctx.check(c.name, c.verdict, c.value, c.message);
+    for (Check& c : f.checks) {
+      const auto raise = f.to_raise.find(c.name);
+      if (!c.exposure) ctx.check(c.name, c.verdict, c.value, c.message);
+      else ctx.check(c.name, c.verdict, c.value, c.message, *c.exposure, raise != f.to_raise.end() ? raise->second : "a run where it happens");
+    }
     for (const auto& [k, v] : f.metrics) rep.metrics[k] = v;
     rep.notes.insert(rep.notes.end(), f.notes.begin(), f.notes.end());
     if (b.helpers_killed > 0) {
@@ -344,7 +351,7 @@ class ExecScenario : public Scenario {
     for (int i = 0; i < b.processes.load(); ++i) {
       if (b.tree[i].faulted && nemesis_of(cell_.fault).kills()) killed.insert(b.tree[i].pid);
     }
-    std::vector<std::string> leaked, killed_left;
+    std::vector<std::string> leaked, killed_left, tracker_left;
     const std::set<std::string> before(shm_before_.begin(), shm_before_.end());
     for (const std::string& name : list_dev_shm()) {
       if (before.count(name)) continue;
@@ -354,6 +361,13 @@ class ExecScenario : public Scenario {
       if (h == holder.end() && name_holds_pid(name, killed)) {  // never seen in use: still being made
         ::unlink(("/dev/shm/" + name).c_str());
         killed_left.push_back("/dev/shm/" + name);
+        continue;
+      }
+      // multiprocessing's own semaphores (sem.mp-*): its resource tracker removes them when the
+      // program dies plainly; when the harness killed the tree (a hang), it killed the tracker too.
+      if (inspected_ && name.rfind("sem.mp-", 0) == 0) {
+        ::unlink(("/dev/shm/" + name).c_str());
+        tracker_left.push_back("/dev/shm/" + name);
         continue;
       }
       std::string who;
@@ -366,6 +380,12 @@ class ExecScenario : public Scenario {
       }
       const bool removed = ::unlink(("/dev/shm/" + name).c_str()) == 0;
       leaked.push_back(fmt::format("/dev/shm/{}{}{}", name, who, removed ? "" : " (could not be removed)"));
+    }
+    if (!tracker_left.empty()) {
+      ctx.repetition().notes.push_back(fmt::format(
+          "removed {} semaphore(s) of multiprocessing ({}) that its resource tracker would have removed had the harness "
+          "not killed the program's tree",
+          tracker_left.size(), fmt::join(tracker_left, ", ")));
     }
     if (!leaked.empty()) {
       ctx.check(checks::kShmReclaimed, Verdict::kFail, static_cast<double>(leaked.size()),

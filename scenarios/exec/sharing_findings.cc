@@ -4,6 +4,7 @@
 #include "harness/util/bounded_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -147,7 +148,12 @@ void judge_forks(const std::vector<json>& events, SharingFindings& f) {
       threads_alive[where].push_back(fmt::format("{}", fmt::join(array_of(fork, "python_threads"), ", ")));
     }
   }
-  if (forks == 0) return;
+  const Exposure seen{static_cast<double>(forks), "forks of Python processes with torch loaded"};
+  f.to_raise[std::string(checks::kForkSafety)] = "a program that forks after importing torch";
+  if (forks == 0) {
+    f.checks.push_back(Check{checks::kForkSafety, Verdict::kPass, 0.0, "no Python process forked with torch loaded", seen});
+    return;
+  }
   for (const auto& [where, who] : cuda) {
     f.notes.push_back(fmt::format("CUDA was initialised in the process that forked at {} ({}): a forked child cannot use "
                                   "CUDA (use spawn or forkserver)",
@@ -163,7 +169,8 @@ void judge_forks(const std::vector<json>& events, SharingFindings& f) {
     f.checks.push_back(Check{checks::kForkSafety, Verdict::kPass, 0.0,
                              fmt::format("{} fork(s) of Python processes with torch loaded, none while OpenMP's pool ran "
                                          "with more than one intra-op thread",
-                                         forks)});
+                                         forks),
+                             seen});
     return;
   }
   std::vector<std::string> parts;
@@ -178,17 +185,44 @@ void judge_forks(const std::vector<json>& events, SharingFindings& f) {
                            fmt::format("{}; a forked child's first parallel op can wait forever for threads it does not "
                                        "have (libgomp). Call torch.set_num_threads(1) before forking, or use spawn or "
                                        "forkserver",
-                                       fmt::join(parts, "; "))});
+                                       fmt::join(parts, "; ")),
+                           seen});
 }
 
 // --- what children received ----------------------------------------------------------------------
-void judge_received_modules(const std::vector<json>& events, SharingFindings& f) {
-  int received = 0;
+// Where the program called share_memory() on the module a child received at `path`, or "".
+std::string share_memory_called_at(const std::vector<json>& events, int child, const std::string& path) {
   for (const json* e : events_of(events, "received")) {
-    for (const json& o : array_of(*e, "objects")) received += text_of(o, "kind") == "module";
+    if (int_of(*e, "pid") != child) continue;
+    for (const json& o : array_of(*e, "objects")) {
+      if (text_of(o, "path") == path) return text_of(o, "share_memory_at");
+    }
   }
-  if (received == 0) return;
+  return "";
+}
+
+// Whether a process's end event says it stepped an optimizer.
+bool stepped_an_optimizer(const std::vector<json>& events, int pid) {
+  const json* end = last_event_of(events, "end", pid);
+  if (!end) return false;
+  for (const json& o : array_of(*end, "optimizers")) {
+    if (int_of(o, "steps") > 0) return true;
+  }
+  return false;
+}
+
+void judge_received_modules(const std::vector<json>& events, SharingFindings& f) {
+  int received = 0, trained_in = 0;
+  for (const json* e : events_of(events, "received")) {
+    int modules = 0;
+    for (const json& o : array_of(*e, "objects")) modules += text_of(o, "kind") == "module";
+    received += modules;
+    if (stepped_an_optimizer(events, int_of(*e, "pid"))) trained_in += modules;
+  }
+  const Exposure seen{static_cast<double>(trained_in), "modules received by children that ran an optimizer"};
+  f.to_raise[std::string(checks::kUpdatesShared)] = "a program whose children train a model they received";
   GroupedFindings failures;
+  bool converted_after_sharing = false;
   for (const json* e : events_of(events, "end")) {
     const int pid = int_of(*e, "pid");
     for (const json& c : array_of(*e, "changed")) {
@@ -206,9 +240,19 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
                                       "the parent only if it hands them back",
                                       who, what));
       } else if (c.value("by_optimizer", false)) {
-        failures.add(fmt::format("{{pids}} (started at {}) trained its own copy of {}: its updates never reach the parent",
-                                 started_at(events, pid), what),
+        // share_memory() called, and the parameters private all the same: a conversion after it
+        // (.double(), .half(), .to(...)) made new tensors, which are not shared.
+        const std::string shared_at = share_memory_called_at(events, pid, text_of(c, "path"));
+        failures.add(fmt::format("{{pids}} (started at {}) trained its own copy of {}: its updates never reach the parent{}",
+                                 started_at(events, pid), what,
+                                 shared_at.empty() ? ""
+                                                   : fmt::format(" (share_memory() was called at {}, but a conversion after "
+                                                                 "it, such as .double(), .half() or .to(...), replaced the "
+                                                                 "parameters with new private tensors: call share_memory() "
+                                                                 "after converting)",
+                                                                 shared_at)),
                      pid);
+        if (!shared_at.empty()) converted_after_sharing = true;
       } else {
         f.notes.push_back(fmt::format("{} changed its private copy of {} without an optimizer: those changes never "
                                       "reach the parent",
@@ -216,14 +260,19 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
       }
     }
   }
+  const std::string advice = converted_after_sharing ? std::string("Call model.share_memory() after the model's last "
+                                                                     "conversion and before starting the workers")
+                                                       : std::string("Call model.share_memory() before starting the "
+                                                                     "workers");
   if (failures.empty()) {
     f.checks.push_back(Check{checks::kUpdatesShared, Verdict::kPass, 0.0,
-                             fmt::format("{} module(s) handed to children; none was trained as a private copy", received)});
+                             fmt::format("{} module(s) handed to children; none was trained as a private copy", received),
+                             seen});
   } else {
     f.checks.push_back(Check{checks::kUpdatesShared, Verdict::kFail, static_cast<double>(failures.size()),
-                             fmt::format("{}. Call model.share_memory() before starting the workers (under fork a "
-                                         "child's copy of an unshared model is its own)",
-                                         fmt::join(failures.lines(), "; "))});
+                             fmt::format("{}. {} (under fork a child's copy of an unshared model is its own)",
+                                         fmt::join(failures.lines(), "; "), advice),
+                             seen});
   }
 }
 
@@ -252,6 +301,134 @@ const json* optimizer_report(const json& end, const std::string& origin) {
   return nullptr;
 }
 
+// An object's state summary, by reference (json::value would copy it into a temporary).
+const json& state_of(const json& o) {
+  static const json none = json::object();
+  const auto it = o.find("state");
+  return it != o.end() && it->is_object() ? *it : none;
+}
+
+// The optimizer's counters (sharebench_watch.py's _counters) in a state summary: name -> [value, kind].
+const json& counters_of(const json& state) {
+  static const json none = json::object();
+  const auto it = state.find("counters");
+  return it != state.end() && it->is_object() ? *it : none;
+}
+
+// What the origin process's copy held at its end (the "handed" list of its end event), or null.
+const json* parent_state_at_end(const std::vector<json>& events, const std::string& origin) {
+  const json* end = last_event_of(events, "end", origin_pid(origin));
+  if (!end) return nullptr;
+  for (const json& h : array_of(*end, "handed")) {
+    if (text_of(h, "origin") == origin && h.contains("state") && h["state"].is_object()) return &h["state"];
+  }
+  return nullptr;
+}
+
+std::string counter_kind_words(const std::string& kind) {
+  if (kind == "number") return "a Python number in each process";
+  if (kind == "private") return "a tensor outside shared memory in each process";
+  return "not shared";
+}
+
+// Every counter that advanced in the children (received -> end) must have advanced in the parent's
+// copy too (handed over -> the parent's end): one that did not was private to each process,
+// wherever it lives. Returns how many counters it compared.
+int judge_counters(const std::vector<json>& events, const std::string& origin, const json& at_handoff,
+                   const std::string& name, GroupedFindings& failures) {
+  const json* at_parent_end = parent_state_at_end(events, origin);
+  if (!at_parent_end) return 0;  // the parent never ended by itself: nothing to compare with
+  std::map<std::string, double> advanced;
+  std::map<std::string, std::string> kind;
+  std::map<std::string, std::vector<int>> who;
+  std::set<std::string> went_down;
+  for (const json* e : events_of(events, "received")) {
+    const int child = int_of(*e, "pid");
+    const json* end = last_event_of(events, "end", child);
+    const json* use = end ? optimizer_report(*end, origin) : nullptr;
+    if (!use || int_of(*use, "steps") == 0) continue;
+    for (const json& o : array_of(*e, "objects")) {
+      if (text_of(o, "origin") != origin) continue;
+      const json& before = counters_of(state_of(o));
+      for (const auto& [counter, now] : counters_of(state_of(*use)).items()) {
+        if (!before.contains(counter) || !now.is_array() || now.size() < 2 || !before[counter].is_array()) continue;
+        const double d = now[0].get<double>() - before[counter][0].get<double>();
+        if (d < 0) went_down.insert(counter);
+        if (d <= 0) continue;
+        advanced[counter] += d;
+        kind[counter] = now[1].is_string() ? now[1].get<std::string>() : "";
+        who[counter].push_back(child);
+      }
+    }
+  }
+  int compared = 0;
+  const json& handed_over = counters_of(at_handoff), left = counters_of(*at_parent_end);
+  for (const auto& [counter, total] : advanced) {
+    if (went_down.count(counter) || !handed_over.contains(counter) || !left.contains(counter)) continue;
+    ++compared;
+    const double parent = left[counter][0].get<double>() - handed_over[counter][0].get<double>();
+    if (std::abs(parent) > 1e-9 * std::max(1.0, total)) continue;
+    for (const int pid : who[counter]) {
+      failures.add(fmt::format("{}: {} advanced in {{pids}} ({:.0f} in all) and not at all in the parent's copy: it is "
+                               "{}, so no process sees the others' steps (keep it in a tensor and share_memory_() it in "
+                               "the parent before starting the workers)",
+                               name, counter, total, counter_kind_words(kind[counter])),
+                   pid);
+    }
+  }
+  return compared;
+}
+
+// A received optimizer's state: numbers or private tensors, or entries its step() created inside the
+// child (lazily, into empty per-parameter dicts). Adds to `failures`; returns whether it found one.
+bool judge_received_state(const std::vector<json>& events, const json& o, int child, const std::string& name,
+                          const StateKinds& before, GroupedFindings& failures) {
+  const json state = o.value("state", json::object());
+  const StateKinds k = kinds_of(state);
+  if (!k.numbers.empty()) {
+    failures.add(fmt::format("{} in {{pids}}: {} {} a Python number, so each process counts its own (bias "
+                             "correction runs per process)",
+                             name, key_list(k.numbers), k.numbers.size() == 1 ? "is" : "are"),
+                 child);
+    return true;
+  }
+  if (!k.privates.empty()) {
+    std::vector<std::string> were_numbers;
+    for (const std::string& key : k.privates) {
+      if (std::count(before.numbers.begin(), before.numbers.end(), key)) were_numbers.push_back(key);
+    }
+    failures.add(fmt::format("{} in {{pids}}: {} {} a private tensor in each process{}", name, key_list(k.privates),
+                             k.privates.size() == 1 ? "is" : "are",
+                             were_numbers.empty() ? std::string(" (never share_memory_()'d)")
+                                                  : fmt::format(" ({} a Python number in the parent, made a tensor of "
+                                                                "each child's own when unpickled: each process counts "
+                                                                "its own steps)",
+                                                                were_numbers.size() == 1 ? "it was" : "they were")),
+                 child);
+    return true;
+  }
+  // Whatever is private or a number at the child's end was created inside it (what it received held
+  // none): its first step() made it, in an empty state or in empty per-parameter dicts.
+  const json* end = last_event_of(events, "end", child);
+  const json* use = end ? optimizer_report(*end, text_of(o, "origin")) : nullptr;
+  if (!use || int_of(*use, "steps") == 0) return false;
+  const StateKinds made = kinds_of(use->value("state", json::object()));
+  std::vector<std::string> unshared = made.privates;
+  unshared.insert(unshared.end(), made.numbers.begin(), made.numbers.end());
+  if (unshared.empty()) return false;
+  const int entries = int_of(state, "entries"), empty = int_of(state, "empty_entries");
+  const std::string when = entries == 0 ? "its state was empty when {pids} received it"
+                                        : fmt::format("its {} per-parameter state dict(s) were empty when {{pids}} received "
+                                                      "them",
+                                                      empty);
+  failures.add(fmt::format("{}: {} and each one's first step() created {} inside it: private moments while the "
+                           "parameters are shared (create the state in the parent and share_memory_() it before starting "
+                           "the workers)",
+                           name, when, key_list(unshared)),
+               child);
+  return true;
+}
+
 void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f) {
   // origin -> what the parent had when it handed it over (its first handoff)
   std::map<std::string, const json*> handed;
@@ -261,7 +438,9 @@ void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f
     }
   }
   GroupedFindings failures;
-  std::set<std::string> judged;
+  std::set<std::string> judged, failing;
+  std::map<std::string, std::string> names;
+  double exposure = 0;
   for (const json* e : events_of(events, "received")) {
     const int child = int_of(*e, "pid");
     for (const json& o : array_of(*e, "objects")) {
@@ -270,57 +449,37 @@ void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f
       judged.insert(origin);
       const std::string name = fmt::format("{} (made at {}, {})", text_of(o, "class"), text_of(o, "where", "?"),
                                            text_of(o, "path"));
+      names.emplace(origin, name);
       const json state = o.value("state", json::object());
-      const StateKinds k = kinds_of(state);
+      exposure += int_of(state, "entries") - int_of(state, "empty_entries");
       const auto parent = handed.find(origin);
       const StateKinds before = parent != handed.end() ? kinds_of(parent->second->value("state", json::object())) : StateKinds{};
-      if (!k.numbers.empty()) {
-        failures.add(fmt::format("{} in {{pids}}: {} {} a Python number, so each process counts its own (bias "
-                                 "correction runs per process)",
-                                 name, key_list(k.numbers), k.numbers.size() == 1 ? "is" : "are"),
-                     child);
-      } else if (!k.privates.empty()) {
-        std::vector<std::string> were_numbers;
-        for (const std::string& key : k.privates) {
-          if (std::count(before.numbers.begin(), before.numbers.end(), key)) were_numbers.push_back(key);
-        }
-        failures.add(fmt::format("{} in {{pids}}: {} {} a private tensor in each process{}", name,
-                                       key_list(k.privates), k.privates.size() == 1 ? "is" : "are",
-                                       were_numbers.empty() ? std::string(" (never share_memory_()'d)")
-                                                            : fmt::format(" ({} a Python number in the parent, made a "
-                                                                          "tensor of each child's own when unpickled: each "
-                                                                          "process counts its own steps)",
-                                                                          were_numbers.size() == 1 ? "it was" : "they were")),
-                     child);
-      } else if (int_of(state, "entries") == 0) {
-        // Made lazily? The child's end says what its first step() created.
-        const json* end = last_event_of(events, "end", child);
-        const json* use = end ? optimizer_report(*end, origin) : nullptr;
-        if (use && int_of(*use, "steps") > 0) {
-          const StateKinds made = kinds_of(use->value("state", json::object()));
-          std::vector<std::string> unshared = made.privates;
-          unshared.insert(unshared.end(), made.numbers.begin(), made.numbers.end());
-          if (!unshared.empty()) {
-            failures.add(fmt::format("{}: its state was empty when {{pids}} received it and each one's first step() "
-                                     "created {} inside it: private moments while the parameters are shared (create "
-                                     "the state in the parent and share_memory_() it before starting the workers)",
-                                     name, key_list(unshared)),
-                         child);
-          }
-        }
+      if (judge_received_state(events, o, child, name, before, failures)) {
+        failing.insert(origin);
+        exposure = std::max(exposure, 1.0);
       }
     }
   }
-  if (judged.empty()) return;
+  for (const std::string& origin : judged) {
+    const auto parent = handed.find(origin);
+    if (failing.count(origin) || parent == handed.end()) continue;
+    exposure += judge_counters(events, origin, state_of(*parent->second), names[origin], failures);
+  }
+  f.to_raise[std::string(checks::kOptimizerStateShared)] = "a program that hands an optimizer with state to children";
+  const Exposure seen{exposure, "optimizer state entries and counters compared across processes"};
   if (failures.empty()) {
     f.checks.push_back(Check{checks::kOptimizerStateShared, Verdict::kPass, 0.0,
-                             fmt::format("{} optimizer(s) shared with children; every state entry they received is in "
-                                         "shared memory",
-                                         judged.size())});
+                             judged.empty() ? std::string("no optimizer was handed to a child")
+                                            : fmt::format("{} optimizer(s) shared with children; every state entry "
+                                                          "they received is in shared memory, and every counter that "
+                                                          "advanced in them advanced in the parent's copy too",
+                                                          judged.size()),
+                             seen});
   } else {
     f.checks.push_back(Check{checks::kOptimizerStateShared, Verdict::kFail, static_cast<double>(failures.size()),
-                             fmt::format("{}", fmt::join(failures.lines(), "; "))});
+                             fmt::format("{}", fmt::join(failures.lines(), "; ")), seen});
   }
+  if (judged.empty()) return;
 
   // Lost increments of each shared step counter: step() calls in every process against how far the
   // counter moved.
@@ -364,7 +523,7 @@ void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f
 }
 
 void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
-  int judged = 0;
+  int judged = 0, compared = 0;
   GroupedFindings failures;
   for (const json* e : events_of(events, "end")) {
     if (text_of(*e, "role") != "child") continue;
@@ -375,31 +534,142 @@ void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
       ++judged;
       const std::string name = fmt::format("{} (made at {}) in {{pids}}", text_of(o, "class"), text_of(o, "where", "?"));
       const int sampled = int_of(o, "sampled"), same = int_of(o, "same_grad"), none = int_of(o, "no_grad_steps");
+      const int zero = int_of(o, "zero_grad_steps"), carried = int_of(o, "carried"), checks = int_of(o, "carry_checks");
+      const int backwards = int_of(o, "backwards");
+      compared += sampled + none + checks;
       if (sampled == 0 && none > 0) {
         failures.add(fmt::format("{} stepped without a gradient on any parameter: the workers' gradients never "
                                  "reach the shared model",
                                  name),
                      pid);
-      } else if (sampled >= 4 && same == sampled - 1) {
+      } else if (sampled >= 4 && zero == sampled && backwards > 0) {
+        failures.add(fmt::format("{} stepped on all-zero gradients at every step it was sampled at ({} of {} steps) "
+                                 "while the process ran backward() {} times: the gradients it computes are not the "
+                                 "ones it applies (cleared after they were linked or copied, or linked before "
+                                 "backward() made new ones)",
+                                 name, sampled, steps, backwards),
+                     pid);
+      } else if (sampled - zero >= 4 && same == sampled - zero - 1) {
         failures.add(fmt::format("{} stepped on the very same gradient at every step it was sampled at ({} of {} "
                                  "steps): gradients linked into the shared model once and then replaced locally (e.g. "
                                  "zero_grad(set_to_none=True) gives each backward() a new .grad) are never updated "
                                  "again",
                                  name, sampled, steps),
                      pid);
+      } else if (carried >= 2) {
+        failures.add(fmt::format("{} applied a running sum: at {} of the {} steps compared, the gradient it applied "
+                                 "was the one it had applied the step before, never cleared, with the next backward() "
+                                 "added to it, so every step re-applies all earlier gradients (clear the gradients "
+                                 "backward() writes into, the local model's too, every step: model.zero_grad() as "
+                                 "well as optimizer.zero_grad() when set_to_none only unlinks the shared ones)",
+                                 name, carried, checks),
+                     pid);
       }
     }
   }
-  if (judged == 0) return;
+  f.to_raise[std::string(checks::kGradsDelivered)] = "a program whose children step an optimizer over shared parameters";
+  const Exposure seen{static_cast<double>(compared), "optimizer steps in children whose gradients were compared"};
   if (failures.empty()) {
     f.checks.push_back(Check{checks::kGradsDelivered, Verdict::kPass, 0.0,
-                             fmt::format("{} optimizer(s) over shared parameters stepped in children, each on gradients "
-                                         "that changed from step to step",
-                                         judged)});
+                             judged == 0 ? std::string("no child stepped an optimizer over shared parameters")
+                                         : fmt::format("{} optimizer(s) over shared parameters stepped in children, each "
+                                                       "on the gradients backward() had just computed: changing from "
+                                                       "step to step, not zero, not a running sum",
+                                                       judged),
+                             seen});
   } else {
     f.checks.push_back(Check{checks::kGradsDelivered, Verdict::kFail, static_cast<double>(failures.size()),
-                             fmt::format("{}", fmt::join(failures.lines(), "; "))});
+                             fmt::format("{}", fmt::join(failures.lines(), "; ")), seen});
   }
+}
+
+// --- deaths ---------------------------------------------------------------------------------------
+// A child that died (an uncaught exception: its traceback; or a signal) counts as noticed when the
+// program read its exit code (Process.exitcode: its own code, mp.spawn's join), ended it itself
+// (terminate, kill: Pool, DataLoader), or failed itself (exit-status says so). Otherwise the program
+// went on without a worker and the run says nothing: that is the finding.
+void judge_deaths(const std::vector<json>& events, const std::vector<ProcessRecord>& processes, const SharingContext& m,
+                  SharingFindings& f) {
+  std::set<int> observed, ended_by_program;
+  for (const json* e : events_of(events, "observed")) observed.insert(int_of(*e, "child"));
+  for (const json* e : events_of(events, "terminated")) ended_by_program.insert(int_of(*e, "child"));
+  bool program_failed = false;
+  for (const ProcessRecord& p : processes) {
+    if (p.role == "program") program_failed = p.end.rfind("exited 0", 0) != 0 && p.end.rfind("ended", 0) != 0;
+  }
+  int ended = 0;
+  std::vector<std::string> unnoticed;
+  for (const ProcessRecord& p : processes) {
+    if (p.role != "child") continue;
+    const bool by_signal = p.end.rfind("killed by SIG", 0) == 0;
+    const bool by_exit = p.end.rfind("exited ", 0) == 0;
+    if (!by_signal && !by_exit) continue;
+    ++ended;
+    const bool died = by_signal || (p.end != "exited 0" && !p.error.empty());
+    if (!died || observed.count(p.pid) || ended_by_program.count(p.pid)) continue;
+    unnoticed.push_back(fmt::format("pid {} (started at {}) {}{}", p.pid, started_at(events, p.pid), p.end,
+                                    p.error.empty() ? "" : fmt::format(": {}", last_line(p.error))));
+  }
+  f.to_raise[std::string(checks::kDeathsNoticed)] = "a program whose children end while it runs";
+  const Exposure seen{static_cast<double>(ended), "child processes seen to end"};
+  if (unnoticed.empty() || program_failed || m.harness_ended_it) {
+    f.checks.push_back(Check{checks::kDeathsNoticed, Verdict::kPass, 0.0,
+                             unnoticed.empty() ? fmt::format("{} child process(es) ended; none died unnoticed", ended)
+                                               : fmt::format("{} child(ren) died, and {}", unnoticed.size(),
+                                                             program_failed ? "the program failed too (exit-status)"
+                                                                            : "the harness had ended the run"),
+                             seen});
+    return;
+  }
+  f.checks.push_back(Check{checks::kDeathsNoticed, Verdict::kFail, static_cast<double>(unnoticed.size()),
+                           fmt::format("{} child process(es) died and the program went on as if they had not (it never "
+                                       "read their exit codes and exited 0): {}. Check each worker's exitcode after "
+                                       "join() and fail when one is not 0, or use torch.multiprocessing.spawn, which "
+                                       "re-raises a rank's exception",
+                                       unnoticed.size(), fmt::join(unnoticed, "; ")),
+                           seen});
+}
+
+// --- memory inherited at a fork, copied ------------------------------------------------------------
+constexpr double kInheritedCopiedFailMb = 64;
+
+void judge_copy_on_read(const std::vector<json>& events, SharingFindings& f) {
+  int measured = 0;
+  double most = 0;
+  std::vector<std::string> copied;
+  for (const json* e : events_of(events, "end")) {
+    if (!has_number(*e, "inherited_private_kb")) continue;
+    ++measured;
+    const int pid = int_of(*e, "pid");
+    const double mb = number_of(*e, "inherited_private_kb") / 1024.0;
+    const double resident_mb = number_of(*e, "inherited_resident_kb") / 1024.0;
+    most = std::max(most, mb);
+    // Both a size and a share: every forked child copies some pages (the interpreter's own objects,
+    // about 27 MiB with torch loaded); a child that copied a third of what it inherited reads data.
+    if (mb >= kInheritedCopiedFailMb && mb * 3 >= resident_mb) {
+      copied.push_back(fmt::format("pid {} (started at {}) {:.0f} MiB of the {:.0f} MiB it inherited", pid,
+                                   started_at(events, pid), mb, resident_mb));
+    }
+  }
+  f.metrics["inherited_copied_mb_max"] = most;
+  f.to_raise[std::string(checks::kCopyOnRead)] = "a program whose forked children read what their parent built";
+  const Exposure seen{static_cast<double>(measured), "forked children measured at their end"};
+  if (copied.empty()) {
+    f.checks.push_back(Check{checks::kCopyOnRead, Verdict::kPass, most,
+                             fmt::format("no forked child copied {:.0f} MiB or more, and a third or more, of what it "
+                                         "inherited (the most: {:.0f} MiB)",
+                                         kInheritedCopiedFailMb, most),
+                             seen});
+    return;
+  }
+  f.checks.push_back(Check{checks::kCopyOnRead, Verdict::kFail, most,
+                           fmt::format("{} forked child(ren) made private, page by page, memory they inherited from "
+                                       "their parent: {}. Reading a Python object writes its reference count, so a "
+                                       "Dataset of Python lists, dicts or strings is copied into every worker that "
+                                       "reads it (pytorch#13246): keep such data in numpy arrays or tensors, which "
+                                       "stay shared",
+                                       copied.size(), fmt::join(copied, "; ")),
+                           seen});
 }
 
 // --- headroom ------------------------------------------------------------------------------------
@@ -527,10 +797,14 @@ void merge_events_into_processes(const std::vector<json>& events, double t0_s, s
 SharingFindings judge_sharing(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
                               const SharingContext& machine) {
   SharingFindings f;
-  judge_forks(events, f);
-  judge_received_modules(events, f);
-  judge_shared_optimizers(events, f);
-  judge_gradients(events, f);
+  if (!events_of(events, "torch").empty()) {  // the sharing checks judge what torch did: none without it
+    judge_forks(events, f);
+    judge_received_modules(events, f);
+    judge_shared_optimizers(events, f);
+    judge_gradients(events, f);
+    judge_copy_on_read(events, f);
+  }
+  if (!events.empty()) judge_deaths(events, processes, machine, f);  // the hooks ran: they saw exit codes read
   judge_headroom(events, processes, machine, f);
   // The cell is labelled with the forced start method; a child started some other way (an
   // explicit context: mp.get_context("spawn"), torch.multiprocessing.spawn) says the label is not
@@ -581,6 +855,8 @@ std::vector<std::pair<std::string, std::string>> main_thread_frames(const std::s
 }
 
 bool library_file(const std::string& where) {
+  // The harness's own hooks wrap the program's calls (Process.start, join's poll): never the user's line.
+  if (where.find("sharebench_watch.py") != std::string::npos) return true;
   return where.find("/usr/lib/python3") != std::string::npos || where.find("/site-packages/") != std::string::npos ||
          where.find("/dist-packages/") != std::string::npos || where.rfind("<frozen", 0) == 0;
 }
@@ -639,7 +915,13 @@ std::string diagnose_program(const std::vector<ProcessRecord>& processes, bool h
     if (p.role != "child") continue;
     const bool bad = (p.end.rfind("exited ", 0) == 0 && p.end != "exited 0") || p.end.rfind("killed by SIG", 0) == 0;
     if (!bad) continue;
-    failed.push_back(fmt::format("pid {} {}{}", p.pid, p.end, p.error.empty() ? "" : fmt::format(" ({})", last_line(p.error))));
+    // A SIGBUS in a process that shares tensors is, nearly always, a page of /dev/shm that could not
+    // be backed: the filesystem is full (Docker gives it 64 MiB).
+    const std::string why = p.end == "killed by SIGBUS" ? " (a SIGBUS while sharing tensors is /dev/shm running out: "
+                                                          "check `df -h /dev/shm`; in Docker, --shm-size)"
+                                                        : "";
+    failed.push_back(fmt::format("pid {} {}{}{}", p.pid, p.end, why,
+                                 p.error.empty() ? "" : fmt::format(" ({})", last_line(p.error))));
   }
   if (first.empty() && failed.empty()) return "";
   if (failed.empty()) return first;

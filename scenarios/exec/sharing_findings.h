@@ -11,8 +11,19 @@
 //   optimizer-state-shared  an optimizer a child received from another process has every state
 //                           entry in shared memory: no Python-number step, no private tensor, no
 //                           state created lazily inside the child
-//   grads-delivered         a child's optimizer over shared parameters stepped on gradients that
-//                           change: not on none at all, not on the same gradient every time
+//   grads-delivered         a child's optimizer over shared parameters stepped on the gradients its
+//                           backward() computed: not on none, not on all-zero ones, not on the same
+//                           one every time, not on a running sum a backward() added to uncleared
+//   deaths-noticed          no child died of an uncaught exception or a signal the program did not
+//                           send, while the program neither read its exit code nor failed itself
+//   copy-on-read            no forked child made 64 MiB or more, and a third or more, of the memory it
+//                           inherited private
+//                           (pages copied because it wrote them: reading Python objects writes
+//                           their reference counts; pytorch#13246)
+// Each check carries its exposure (how often its situation arose); one whose situation never arose
+// is `not exercised`, never `pass`. The optimizer-state rule reads every number an optimizer holds
+// (in state, in param_groups, in an attribute) where it was handed over, received and left: one
+// that advanced in the children and not in the parent's copy was private to each process.
 // Notes (never failures): lost increments of a shared step counter, Python threads or CUDA at a
 // fork, private copies changed without an optimizer, /dev/shm and descriptor headroom, intra-op
 // threads against cores, failures of the hooks themselves.
@@ -35,13 +46,15 @@ std::vector<nlohmann::json> read_sharing_events(const std::string& path);
 // What the rules need to know beside the events: the machine's headroom and the cell's options.
 struct SharingContext {
   std::string forced_start;  // --mp-start ("" when the program chose)
+  bool harness_ended_it = false;  // a hang, a deadline, --duration, an interrupt or a --fault: its kills are not deaths
   int cores = 1;
   double dev_shm_size_mb = 0, dev_shm_used_mb_before = 0, dev_shm_used_mb_peak = 0;
   long fd_limit = 0;  // the smallest soft RLIMIT_NOFILE among the program's processes (0: unknown)
 };
 
 struct SharingFindings {
-  std::vector<Check> checks;
+  std::vector<Check> checks;             // each with its exposure
+  std::map<std::string, std::string> to_raise;  // per check: what would have put it to the test
   std::vector<std::string> notes;
   std::map<std::string, double> metrics;
 };

@@ -19,10 +19,20 @@ clock too):
             steps without gradients, steps on an unchanged gradient, state kinds, the step
             counter), modules it received and changed, its intra-op threads
   reaped    a parent learnt a child's exit status (Process.join, is_alive, poll)
+  observed  the program read a child's exit code (Process.exitcode; mp.spawn's join does too)
+  terminated the program ended a child itself (Process.terminate, kill: Pool and DataLoader do)
   error     an uncaught exception's traceback tail (sys.excepthook)
 
+Optimizer state and counters are read, not matched to a pattern: every number a state entry, a
+param_group or an attribute of the optimizer holds (a Python number or a one-element tensor) is a
+counter, reported where the parent handed it over, where a child received it and where each
+ended, so the runner sees which advanced where. Gradients are judged against backward(): after a
+sampled step, the next backward() walks its graph to the leaves and reads whether the gradient
+that step applied is still there, uncleared, to be added to (a running sum).
+
 Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps and every
-64th after, of a received module's parameters when a child begins and ends; nothing per tensor op.
+64th after, of a received module's parameters when a child begins and ends, one walk of the
+autograd graph after each sampled step; nothing per tensor op.
 """
 import json
 import os
@@ -42,6 +52,8 @@ _optimizers = {}        # id(optimizer) -> _OptimizerUse, this process's
 _state_dict_taken = set()
 _handed = {}            # id(optimizer) -> optimizer this process handed to a child (its counter is read at the end)
 _hook_errors = 0
+_formatted_error = None  # the last traceback.format_exc() in a child: mp.spawn's wrapper reports a rank's exception so
+_exit_code_reads = set()  # children whose exit code this process read
 _here = os.path.dirname(os.path.abspath(__file__))
 _stdlib = os.path.dirname(os.__file__)
 _SAMPLE_FIRST, _SAMPLE_EVERY = 8, 64
@@ -149,12 +161,64 @@ def _all_shared(tensors):
     return sum(1 for t in tensors if t.is_shared()), len(tensors)
 
 
-def _state_summary(opt):
-    """Per state key, the kinds its values have: shared (tensor in shared memory), private (tensor), number."""
+def _scalar(value):
+    """A counter's value: a Python number or a one-element tensor (not a parameter), else None; and its kind."""
     import torch
-    keys, entries, counter = {}, 0, None
+    if isinstance(value, bool):
+        return None, None
+    if isinstance(value, (int, float)):
+        return float(value), "number"
+    if torch.is_tensor(value) and value.numel() == 1 and not value.requires_grad and not value.is_sparse:
+        try:
+            return float(value.detach().reshape(()).double()), ("shared" if value.is_shared() else "private")
+        except Exception:
+            return None, None
+    return None, None
+
+
+def _counters(opt):
+    """Every number the optimizer holds, by where it lives: state[key] (summed over parameters),
+    param_groups[i][key], self.<attribute>. Each as [value, kind]."""
+    out, not_counters = {}, set()
+    for param, state in list(opt.state.items())[:4096]:
+        if not isinstance(state, dict):
+            continue
+        for key, value in state.items():
+            name = "state[%r]" % (key,)
+            number, kind = _scalar(value)
+            # A per-parameter tensor of a one-element parameter (a bias of size 1) is not a counter.
+            if number is None or (hasattr(param, "numel") and param.numel() == 1 and kind != "number"):
+                if number is None:
+                    not_counters.add(name)
+                continue
+            previous = out.get(name)
+            out[name] = [number + (previous[0] if previous else 0.0), kind if not previous or previous[1] == kind else "mixed"]
+    for name in not_counters:
+        out.pop(name, None)
+    for i, group in enumerate(opt.param_groups[:64]):
+        for key, value in group.items():
+            if key == "params":
+                continue
+            number, kind = _scalar(value)
+            if number is not None:
+                out["param_groups[%d][%r]" % (i, key)] = [number, kind]
+    for name, value in list(vars(opt).items()):
+        if name.startswith("_sharebench") or name in ("state", "param_groups", "defaults"):
+            continue
+        number, kind = _scalar(value)
+        if number is not None:
+            out["self.%s" % name] = [number, kind]
+    return out
+
+
+def _state_summary(opt):
+    """Per state key, the kinds its values have: shared (tensor in shared memory), private (tensor), number;
+    the counters (_counters)."""
+    import torch
+    keys, entries, counter, empty = {}, 0, None, 0
     for _, state in list(opt.state.items()):
         entries += 1
+        empty += not state
         for key, value in state.items():
             if torch.is_tensor(value):
                 kind = "shared" if value.is_shared() else "private"
@@ -172,7 +236,8 @@ def _state_summary(opt):
             except Exception:
                 counter = None
     params = sum(len(g["params"]) for g in opt.param_groups)
-    return {"entries": entries, "params": params, "keys": keys, "counter": counter}
+    return {"entries": entries, "empty_entries": empty, "params": params, "keys": keys, "counter": counter,
+            "counters": _counters(opt)}
 
 
 def _optimizer_params(opt):
@@ -184,7 +249,8 @@ def _describe(obj, kind):
     if kind == "module":
         params = list(obj.parameters())
         shared, total = _all_shared(params)
-        return {"class": type(obj).__name__, "params": total, "shared": shared}
+        return {"class": type(obj).__name__, "params": total, "shared": shared,
+                "share_memory_at": getattr(obj, "_sharebench_share_memory_at", None)}
     if kind == "tensor":
         return {"class": "Tensor", "shape": list(obj.shape), "params": 1, "shared": int(obj.is_shared())}
     shared, total = _all_shared(_optimizer_params(obj))
@@ -252,6 +318,15 @@ class _OptimizerUse:
         self.same_grad = 0     # sampled steps whose gradient equalled the previous sampled step's
         self.last_grad = None
         self.state_entries_at_first_step = None
+        self.zero_grad_steps = 0   # sampled steps whose gradients were all zero
+        self.applied = {}          # data_ptr -> norm of each gradient the last sampled step applied
+        self.probe_backward = False  # the next backward() looks for those gradients among its leaves
+        self.expect = {}           # data_ptr -> norm after a backward() added to an uncleared applied gradient
+        self.carried = 0           # steps that applied such a running sum again
+        self.carry_checks = 0      # steps compared against what a backward() computed
+
+
+_backwards = 0  # backward() calls in this process
 
 
 def _use_of(opt):
@@ -261,11 +336,40 @@ def _use_of(opt):
     return use
 
 
+def _grad_norm(g):
+    """A gradient's identity for the running-sum probe: its norm in float64 (a sum can be zero for a
+    non-zero gradient: a softmax layer's bias gradient sums to zero)."""
+    import torch
+    return float(torch.linalg.vector_norm(g.detach(), dtype=torch.float64))
+
+
+def _grad_sums(grads):
+    import torch
+    out = {}
+    with torch.no_grad():
+        for g in grads:
+            if g is not None and g.is_floating_point() and not g.is_sparse and len(out) < 4096:
+                out[g.data_ptr()] = _grad_norm(g)
+    return out
+
+
+def _close(a, b):
+    """Equal norms of the same bits, computed twice: relative, so two tiny norms are not equal by being small."""
+    return a > 0 and b > 0 and abs(a - b) <= 1e-12 * max(a, b)
+
+
 def _before_step(opt):
     use = _use_of(opt)
     if use.steps == 0:
         use.state_entries_at_first_step = len(opt.state)
-    if use.steps < _SAMPLE_FIRST or use.steps % _SAMPLE_EVERY == 0:
+    sampled = use.steps < _SAMPLE_FIRST or use.steps % _SAMPLE_EVERY == 0
+    if use.expect:  # a backward() added to a gradient this optimizer applied before: is that sum applied again?
+        sums = _grad_sums([p.grad for p in _optimizer_params(opt)])
+        use.carry_checks += 1
+        if any(ptr in sums and _close(sums[ptr], total) for ptr, total in use.expect.items()):
+            use.carried += 1
+        use.expect = {}
+    if sampled:
         grads = [p.grad for p in _optimizer_params(opt)]
         if all(g is None for g in grads):
             use.no_grad_steps += 1
@@ -274,10 +378,82 @@ def _before_step(opt):
             fp = _fingerprint(grads)
             if fp is not None:
                 use.sampled += 1
-                if fp == use.last_grad and fp != [0.0, 0.0]:
+                if fp == [0.0, 0.0]:
+                    use.zero_grad_steps += 1
+                elif fp == use.last_grad:
                     use.same_grad += 1
                 use.last_grad = fp
+            use.applied = {ptr: norm for ptr, norm in _grad_sums(grads).items() if norm > 0.0}
+            use.probe_backward = bool(use.applied)
     use.steps += 1
+
+
+def _graph_leaves(tensors):
+    """The leaf tensors a backward() from `tensors` accumulates into (AccumulateGrad nodes), at most 20 000 nodes walked."""
+    import torch
+    roots = [tensors] if torch.is_tensor(tensors) else list(tensors or ())
+    stack = [t.grad_fn for t in roots if torch.is_tensor(t) and t.grad_fn is not None]
+    # Each node's Python object lives only while referenced, and a new one may reuse a dead one's id:
+    # hold every node visited, so ids stay unique and a node reached twice is the same object.
+    seen, held, leaves = set(), [], []
+    while stack and len(seen) < 20000:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        held.append(fn)
+        variable = getattr(fn, "variable", None)
+        if variable is not None:
+            leaves.append(variable)
+            continue
+        stack.extend(next_fn for next_fn, _ in fn.next_functions if next_fn is not None)
+    return leaves
+
+
+def _probe_before_backward(tensors, pending):
+    """Leaves whose .grad is a gradient a pending optimizer applied at its last sampled step, not cleared since."""
+    import torch
+    found = []
+    leaves = _graph_leaves(tensors)
+    with torch.no_grad():
+        for use in pending:
+            use.probe_backward = False
+            for leaf in leaves:
+                g = leaf.grad
+                if g is None or g.data_ptr() not in use.applied or not g.is_floating_point():
+                    continue
+                if _close(_grad_norm(g), use.applied[g.data_ptr()]):
+                    found.append((use, leaf, g.data_ptr()))
+    return found
+
+
+def _after_backward(found):
+    import torch
+    for use, leaf, ptr in found:
+        g = leaf.grad
+        if g is not None and g.data_ptr() == ptr:
+            use.expect[ptr] = _grad_norm(g)
+
+
+def _patch_backward(autograd):
+    backward = autograd.backward
+    if getattr(backward, "_sharebench_wrapped", False):
+        return
+    import functools
+
+    @functools.wraps(backward)
+    def wrapped(tensors, *args, **kwargs):
+        global _backwards
+        _backwards += 1
+        pending = [u for u in list(_optimizers.values()) if u.probe_backward]
+        found = _guarded("backward", _probe_before_backward, tensors, pending) if pending else None
+        result = backward(tensors, *args, **kwargs)
+        if found:
+            _guarded("backward", _after_backward, found)
+        return result
+
+    wrapped._sharebench_wrapped = True
+    autograd.backward = wrapped
 
 
 def _wrap_step(cls):
@@ -338,6 +514,8 @@ def _optimizer_report(use):
     return {"origin": getattr(opt, "_sharebench_origin", None), "where": getattr(opt, "_sharebench_where", None),
             "class": type(opt).__name__, "steps": use.steps, "no_grad_steps": use.no_grad_steps,
             "sampled": use.sampled, "same_grad": use.same_grad, "params": total, "shared": shared,
+            "zero_grad_steps": use.zero_grad_steps, "carried": use.carried, "carry_checks": use.carry_checks,
+            "backwards": _backwards,
             "state_entries_at_first_step": use.state_entries_at_first_step, "state": _state_summary(opt)}
 
 
@@ -355,6 +533,17 @@ def _patch_module(nn_module):
         return state_dict(self, *args, **kwargs)
 
     Module.state_dict = wrapped
+    share_memory = Module.share_memory
+
+    def shared(self, *args, **kwargs):
+        result = share_memory(self, *args, **kwargs)
+        try:  # where the program shared it: the advice when its parameters are private anyway
+            self._sharebench_share_memory_at = _user_location(self)
+        except Exception as error:
+            _hook_error("share_memory", error)
+        return result
+
+    Module.share_memory = shared
 
 
 # --- processes ------------------------------------------------------------------------------------------
@@ -380,10 +569,46 @@ def _before_fork():
     _pending_fork = _guarded("fork", _fork_info)
 
 
+_inherited = None  # a forked child: the start addresses of the private writable mappings it inherited
+
+
+def _private_mappings():
+    """Start addresses of this process's private, writable, anonymous mappings (the heap, malloc's and
+    Python's arenas), from /proc/self/maps."""
+    starts = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 2 and fields[1].startswith("rw") and fields[1].endswith("p") and \
+                    (len(fields) < 6 or fields[5] == "[heap]"):
+                starts.add(fields[0].split("-")[0])
+    return starts
+
+
+def _inherited_private_kb():
+    """Of the mappings inherited at the fork, the kB now private to this process (Private_Dirty: pages
+    it wrote after the fork and so copied; reading a Python object writes its reference count), and
+    the kB of them resident (Rss: shared with the parent or not)."""
+    private, resident, inside = 0, 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split(None, 1)[0]
+            if "-" in head and not head.endswith(":"):
+                inside = head.split("-")[0] in _inherited
+            elif inside and head == "Private_Dirty:":
+                private += int(line.split()[1])
+            elif inside and head == "Rss:":
+                resident += int(line.split()[1])
+    return private, resident
+
+
 def _after_fork_in_child():
-    global _role, _ended, _error, _fd, _received
-    _role, _ended, _error, _received = "child", False, None, []
+    global _role, _ended, _error, _fd, _received, _backwards, _formatted_error
+    _role, _ended, _error, _received, _backwards, _formatted_error = "child", False, None, [], 0, None
+    _exit_code_reads.clear()
     _optimizers.clear()
+    global _inherited
+    _inherited = _guarded("fork", _private_mappings)
     _state_dict_taken.clear()
     _handed.clear()
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork)
@@ -429,6 +654,19 @@ def _child_begin(process):
         return print_exc(*args, **kwargs)
 
     traceback.print_exc = print_and_remember
+    # torch.multiprocessing.spawn's wrapper catches a rank's exception, sends traceback.format_exc()
+    # to the parent and exits 1: remember the last one, shown if the process then ends badly.
+    format_exc = traceback.format_exc
+
+    def format_and_remember(*args, **kwargs):
+        global _formatted_error
+        text = format_exc(*args, **kwargs)
+        lines = [l for l in text.splitlines() if l.strip()]
+        if lines and lines[-1] != "NoneType: None":
+            _formatted_error = "\n".join(lines[-4:])
+        return text
+
+    traceback.format_exc = format_and_remember
 
 
 def _stepped_param_ids():
@@ -441,6 +679,8 @@ def _stepped_param_ids():
 
 def _end_report(code):
     report = {"code": code, "error": _error, "intra_op": _intra_op_threads(), "role": _role}
+    if _inherited:
+        report["inherited_private_kb"], report["inherited_resident_kb"] = _inherited_private_kb()
     if "torch" in sys.modules:
         report["optimizers"] = [_optimizer_report(u) for u in list(_optimizers.values())]
         report["handed"] = [{"origin": getattr(o, "_sharebench_origin", None), "state": _state_summary(o)}
@@ -468,10 +708,12 @@ def _end_report(code):
 
 
 def _end(code):
-    global _ended
+    global _ended, _error
     if _ended:
         return
     _ended = True
+    if _error is None and code not in (None, 0) and _formatted_error:
+        _error = _formatted_error
     report = _guarded("end", _end_report, code) or {"code": code, "error": _error}
     _emit("end", **report)
 
@@ -503,6 +745,30 @@ def _patch_process(process_module):
 
     BaseProcess.start, BaseProcess._bootstrap = patched_start, patched_bootstrap
 
+    exitcode = BaseProcess.exitcode
+
+    def read_exitcode(self):
+        code = exitcode.fget(self)
+        if code is not None and self.pid not in _exit_code_reads:
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.endswith(os.path.join("multiprocessing", "process.py")):  # its own __repr__
+                _exit_code_reads.add(self.pid)
+                _emit("observed", child=self.pid, code=code, where=_guarded("exitcode", _user_location))
+        return code
+
+    BaseProcess.exitcode = property(read_exitcode)
+    for name in ("terminate", "kill"):
+        original = getattr(BaseProcess, name, None)
+        if original is None:
+            continue
+
+        def ending(self, _original=original, _name=name):
+            if self.pid is not None:
+                _emit("terminated", child=self.pid, how=_name)
+            return _original(self)
+
+        setattr(BaseProcess, name, ending)
+
 
 def _patch_poll(popen_module):
     Popen = popen_module.Popen
@@ -526,6 +792,7 @@ def _on_torch(torch):
     _baseline_tids = {t for t in _native_threads() if t not in _python_threads() and t != os.getpid()}
     _patch_optimizer(sys.modules["torch.optim.optimizer"])
     _patch_module(sys.modules["torch.nn.modules.module"])
+    _patch_backward(sys.modules["torch.autograd"])
     _emit("torch", intra_op=_intra_op_threads())
 
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `sharebench exec` judging what the processes did, on programs written as public A3C, Hogwild and
+# launcher code writes them (tests/exec_programs/, not examples/): each planted bug caught by its
+# check in every repetition under fork, spawn and forkserver, naming the object, the line and the
+# fix; each clean twin (the same program with --fixed or --healthy) passing every check, with every
+# sharing check carrying its exposure. A false alarm on a twin fails this test as much as a miss.
+# usage: exec_oracles_test.sh SHAREBENCH OUTDIR SOURCE_DIR [REPETITIONS]
+source "$(dirname "$0")/test_lib.sh" "$@"
+source "$(dirname "$0")/exec_lib.sh"
+src=$3
+export SB_REPS=${4:-1}
+py=/usr/bin/python3
+"$py" -c "import torch" 2>/dev/null || { echo "FAIL: $py cannot import torch (apt-get install python3-torch; ci/setup does)"; exit 1; }
+progs="$src/tests/exec_programs"
+cd "$out"
+all="--mp-start fork,spawn,forkserver --repetitions $SB_REPS"
+every='all(PRED for c in cells for r in reps)'
+caught() {  # caught CHECK TEXT PROGRAM: the check failed in every cell and repetition, saying TEXT and the program's line
+  local pred="verdict(c, \"$1\", r) == \"fail\" and \"$2\" in check(c, \"$1\", r)[\"message\"] and \"$3:\" in check(c, \"$1\", r)[\"message\"]"
+  echo "${every/PRED/$pred}"
+}
+clean='all(c["outcome"]["kind"] == "ok" and all(k["verdict"] in ("pass", "not-exercised") and "exposure" in k for k in c["repetitions"][r]["checks"]) for c in cells for r in reps)'
+exercised() {  # exercised CHECK...: each passed with a non-zero exposure everywhere
+  local names=$(printf '"%s",' "$@")
+  echo "all(verdict(c, n, r) == \"pass\" and check(c, n, r)[\"exposure\"][\"count\"] > 0 for c in cells for r in reps for n in ($names))"
+}
+
+# --- Counters: a shared Adam whose step count is a Python number in param_groups. ------------------
+expect group_step 1 $all -- "$py" "$progs/a3c_group_step.py"
+judge group_step "$(caught optimizer-state-shared "param_groups[0][\x27step\x27] advanced in" a3c_group_step.py)"
+judge group_step "$(caught optimizer-state-shared "not at all in the parent" a3c_group_step.py)"
+expect group_step_fixed 0 $all -- "$py" "$progs/a3c_group_step.py" --fixed
+judge group_step_fixed "$clean"
+judge group_step_fixed "$(exercised optimizer-state-shared grads-delivered updates-shared deaths-noticed)"
+
+# --- State: per-parameter dicts made empty in the parent, filled lazily by each child's step(). ------
+expect lazy_dicts 1 $all -- "$py" "$progs/a3c_lazy_state.py"
+judge lazy_dicts "$(caught optimizer-state-shared "per-parameter state dict(s) were empty" a3c_lazy_state.py)"
+judge lazy_dicts "$(caught optimizer-state-shared "state[\x27square_avg\x27]" a3c_lazy_state.py)"
+expect lazy_dicts_fixed 0 $all -- "$py" "$progs/a3c_lazy_state.py" --fixed
+judge lazy_dicts_fixed "$clean"
+judge lazy_dicts_fixed "$(exercised optimizer-state-shared grads-delivered)"
+
+# --- Gradients: a running sum (local gradients never cleared, relinked every step). -----------------
+expect running_sum 1 $all -- "$py" "$progs/a3c_running_sum.py"
+judge running_sum "$(caught grads-delivered "applied a running sum" a3c_running_sum.py)"
+expect running_sum_fixed 0 $all -- "$py" "$progs/a3c_running_sum.py" --fixed
+judge running_sum_fixed "$clean"
+judge running_sum_fixed "$(exercised grads-delivered updates-shared)"
+# mnist_hogwild's layout without optimizer.zero_grad(): the same oracle, another pattern.
+expect no_zero_grad 1 $all -- "$py" "$progs/hogwild_no_zero_grad.py"
+judge no_zero_grad "$(caught grads-delivered "applied a running sum" hogwild_no_zero_grad.py)"
+expect no_zero_grad_fixed 0 $all -- "$py" "$progs/hogwild_no_zero_grad.py" --fixed
+judge no_zero_grad_fixed "$clean"
+judge no_zero_grad_fixed "$(exercised grads-delivered)"
+
+# --- Dead workers: the parent joins and exits 0 without looking. -------------------------------------
+expect die_unnoticed 1 $all -- "$py" "$progs/workers_die_unnoticed.py"
+judge die_unnoticed "$(caught deaths-noticed "mat1 and mat2 shapes cannot be multiplied" workers_die_unnoticed.py)"
+judge die_unnoticed 'all(verdict(c, "exit-status", r) == "pass" for c in cells for r in reps)'
+# The parent that checks: the program fails (exit-status), deaths-noticed holds.
+expect die_noticed 1 $all -- "$py" "$progs/workers_die_unnoticed.py" --fixed
+judge die_noticed 'all(verdict(c, "deaths-noticed", r) == "pass" and verdict(c, "exit-status", r) == "fail" for c in cells for r in reps)'
+expect die_healthy 0 $all -- "$py" "$progs/workers_die_unnoticed.py" --healthy
+judge die_healthy "$clean"
+judge die_healthy "$(exercised deaths-noticed grads-delivered)"
+# mp.spawn re-raises a rank's exception: noticed; the rank's own exception is in the table.
+expect spawn_raises 1 --repetitions "$SB_REPS" -- "$py" "$progs/spawn_rank_raises.py"
+judge spawn_raises 'all(verdict(c, "deaths-noticed", r) == "pass" for c in cells for r in reps)'
+judge spawn_raises 'all(any(p["role"] == "child" and p["end"] == "exited 1" and "rank 1 could not load its shard" in p["error"] for p in c["repetitions"][r]["processes"]) for c in cells for r in reps)'
+
+# --- Memory users pay for: a Dataset of Python lists read by forked DataLoader workers (fork only:
+# under spawn each worker unpickles its own copy, which is not inherited). ----------------------------
+fork_reps="--mp-start fork --repetitions $SB_REPS"
+expect lists 1 $fork_reps -- "$py" "$progs/dataset_python_lists.py"
+judge lists "$(caught copy-on-read "Reading a Python object writes its reference count" dataset_python_lists.py)"
+judge lists 'all(check(c, "copy-on-read", r)["value"] >= 64 for c in cells for r in reps)'
+expect arrays 0 $fork_reps -- "$py" "$progs/dataset_python_lists.py" --arrays
+judge arrays "$clean"
+judge arrays "$(exercised copy-on-read)"
+
+# --- Advice that matches what the program did: shared, then converted (.double()). ------------------
+expect converted 1 --mp-start fork --repetitions "$SB_REPS" -- "$py" "$progs/hogwild_converted_after_share.py"
+judge converted "$(caught updates-shared "share_memory() was called at" hogwild_converted_after_share.py)"
+judge converted 'all("call share_memory() after converting" in check(c, "updates-shared", r)["message"] for c in cells for r in reps)'
+expect converted_fixed 0 $all -- "$py" "$progs/hogwild_converted_after_share.py" --fixed
+judge converted_fixed "$clean"
+
+# --- Pool's own terminate() at the end of `with Pool()`: not a death. ---------------------------------
+expect pool 0 $all -- "$py" "$progs/pool_map.py"
+judge pool "$clean"
+judge pool "$(exercised deaths-noticed)"
+
+# --- Nothing to judge: a program without children says so, it does not pass. -------------------------
+cat >"$out/no_children.py" <<'PY'
+import torch
+model = torch.nn.Linear(4, 2)
+torch.optim.SGD(model.parameters(), lr=0.1).step()
+PY
+expect no_children 0 -- "$py" "$out/no_children.py"
+judge no_children 'all(verdict(cells[0], n) == "not-exercised" for n in ("fork-safety", "updates-shared", "optimizer-state-shared", "grads-delivered", "deaths-noticed"))'
+exit $status
