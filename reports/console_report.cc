@@ -3,6 +3,7 @@
 // it, the skipped cells with their reasons, and the environment. It formats each cell's outcome
 // (harness/results/outcome.h) and decides nothing itself.
 #include "reports/console_report.h"
+#include "harness/util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -295,11 +296,11 @@ std::string render_console(const RunResult& raw, bool colour) {
   }
 
   const int green = counts[Outcome::kOk] + counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled];
-  out += fmt::format("\n{} cells: {} as expected ({} ok, {} planted bugs caught, {} faults handled), {} skipped, "
-                     "{} interrupted, {} unexpected. Run {}.\n",
-                     run.cells.size(), green, counts[Outcome::kOk], counts[Outcome::kBugCaught],
-                     counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
-                     counts[Outcome::kUnexpected], run.status);
+  out += fmt::format("\n{}: {} as expected ({} ok, {}, {}), {} skipped, {} interrupted, {} unexpected. Run {}.\n",
+                     counted(static_cast<long long>(run.cells.size()), "cell", "cells"), green, counts[Outcome::kOk],
+                     counted(counts[Outcome::kBugCaught], "planted bug caught", "planted bugs caught"),
+                     counted(counts[Outcome::kFaultHandled], "fault handled", "faults handled"), counts[Outcome::kSkipped],
+                     counts[Outcome::kInterrupted], counts[Outcome::kUnexpected], run.status);
   if (!run.stop_reason.empty()) out += fmt::format("The run {}.\n", run.stop_reason);
   if (run.shard.total > 1) {
     out += fmt::format("Shard {}/{}: {} of the matrix's {} cells (join the shards with `sharebench merge`).\n",

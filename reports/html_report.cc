@@ -30,6 +30,44 @@ extern const char* const kChartJsSource;
 namespace sharebench {
 
 namespace {
+// Each check of a cell, said by its worst verdict over the repetitions (fail, then unknown, then
+// not-exercised, then pass), with how many repetitions gave it when not all: a cell that failed in
+// its fourth repetition never reads "pass" beside UNEXPECTED.
+std::string checks_over_repetitions(const CellResult& c) {
+  auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::kFail: return 3;
+      case Verdict::kUnknown: return 2;
+      case Verdict::kNotExercised: return 1;
+      case Verdict::kPass: return 0;
+    }
+    return 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<Verdict, int>> worst;  // name -> (worst verdict, repetitions with it)
+  for (const Repetition& rep : c.repetitions) {
+    for (const Check& ch : rep.checks) {
+      auto it = worst.find(ch.name);
+      if (it == worst.end()) {
+        order.push_back(ch.name);
+        worst.emplace(ch.name, std::make_pair(ch.verdict, 1));
+      } else if (rank(ch.verdict) > rank(it->second.first)) {
+        it->second = {ch.verdict, 1};
+      } else if (ch.verdict == it->second.first) {
+        ++it->second.second;
+      }
+    }
+  }
+  std::string out;
+  for (const std::string& name : order) {
+    const auto& [verdict, times] = worst.at(name);
+    const bool some = c.repetitions.size() > 1 && times < static_cast<int>(c.repetitions.size());
+    out += fmt::format("{}{}: {}{}", out.empty() ? "" : ", ", name, to_string(verdict),
+                       some ? fmt::format(" (in {} of {} repetitions)", times, c.repetitions.size()) : "");
+  }
+  return out;
+}
+
 using nlohmann::json;
 
 
@@ -610,12 +648,7 @@ std::string render_html(const RunResult& run) {
   auto num = [](double v, int p) { return std::isnan(v) ? std::string("–") : fmt::format("{:.{}f}", v, p); };
   for (const auto& c : run.cells) {
     const CellOutcome o = c.outcome();
-    std::string checks;
-    if (!c.repetitions.empty()) {
-      for (const auto& ch : c.repetitions.front().checks) {
-        checks += fmt::format("{}{}: {}", checks.empty() ? "" : ", ", ch.name, to_string(ch.verdict));
-      }
-    }
+    const std::string checks = checks_over_repetitions(c);
     std::string word = outcome_word(o.kind);
     if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) word += ": " + o.reason;
     const Spread sps = cell_spread(c, "steps_per_s");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "reports/recommendation_report.h"
+#include "harness/util/text.h"
 #include "reports/report_writers.h"
 
 namespace sharebench {
@@ -80,9 +81,10 @@ std::string render_markdown(const RunResult& run) {
   std::map<Outcome, int> counts;
   for (const auto& c : run.cells) ++counts[c.outcome().kind];
   const int green = counts[Outcome::kOk] + counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled];
-  std::string md = fmt::format("# sharebench run {}\n\n**{}** · {} cells · {} as expected ({} planted bugs caught) · "
+  std::string md = fmt::format("# sharebench run {}\n\n**{}** · {} · {} as expected ({}) · "
                                "{} skipped · {} interrupted · **{} unexpected** · started {}\n\n",
-                               run.run_id, run.status, run.cells.size(), green, counts[Outcome::kBugCaught],
+                               run.run_id, run.status, counted(static_cast<long long>(run.cells.size()), "cell", "cells"),
+                               green, counted(counts[Outcome::kBugCaught], "planted bug caught", "planted bugs caught"),
                                counts[Outcome::kSkipped], counts[Outcome::kInterrupted], counts[Outcome::kUnexpected],
                                run.started_at);
   if (!run.stop_reason.empty()) md += fmt::format("> The run stopped: {}\n\n", code(run.stop_reason));

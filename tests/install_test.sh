@@ -10,6 +10,13 @@ out=$3
 rm -rf "$out" && mkdir -p "$out"
 cmake --install "$build" --prefix "$out/prefix" >"$out/install.log"
 test -x "$out/prefix/bin/sharebench"
+# The public entry point is installed, and the out-of-tree code built here includes nothing else of
+# ours: an internal header that moves cannot break a user's strategy.
+test -f "$out/prefix/include/sharebench/sharebench.h" || { echo "FAIL: <sharebench/sharebench.h> not installed"; exit 1; }
+test -f "$out/prefix/include/sharebench/torch.h" || { echo "FAIL: <sharebench/torch.h> not installed"; exit 1; }
+if grep -nE '#include "(harness|cli|torch_support|workload|reports|scenarios)/' "$src"/examples/counter/*.cc "$src"/tests/planted/*.cc; then
+  echo "FAIL: out-of-tree code includes an internal header instead of <sharebench/sharebench.h>"; exit 1
+fi
 test -f "$out/prefix/lib/cmake/sharebench/sharebenchConfig.cmake"
 cmake -S "$src/examples/counter" -B "$out/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_PREFIX_PATH="$out/prefix" >"$out/configure.log"

@@ -158,7 +158,7 @@ TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
                        R"(rank 1 stuck: running at step 12)", R"(rank 1 stacks:\n\s+#0 futex_wait)",
                        R"(reproduce: build/sharebench run --scenario hogwild/lock-free)",
                        R"(skipped ipc/cuda@spawn:2: no CUDA device)",
-                       R"(6 cells: 3 as expected \(1 ok, 1 planted bugs caught, 1 faults handled\), 1 skipped, 1 interrupted, 1 unexpected)",
+                       R"(6 cells: 3 as expected \(1 ok, 1 planted bug caught, 1 fault handled\), 1 skipped, 1 interrupted, 1 unexpected)",
                        R"(warning: up to 4 worker threads ran on 2 cores)",
                        R"(Machine: Test CPU \(2 cores\), LibTorch 1\.13\.0, 1 intra-op thread\(s\) per worker\nBLAS: /usr/lib/libopenblas)"});
   EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour when not asked";
@@ -224,6 +224,24 @@ TEST(HtmlReport, SelfContainedWithChartsEvidenceFailuresAndTable) {
   expect_matches(h, {R"("color":"#0969da","dash":\[\],"label":"whole-step@fork")", R"("color":"#cf222e","dash":\[8,4\],"label":"local-lock@spawn")"});
   EXPECT_EQ(h.find("<script src="), std::string::npos) << "nothing loaded from outside";
   EXPECT_EQ(h.find("<link"), std::string::npos);
+}
+
+// The cells table says each check's worst verdict over the repetitions, never repetition 0's alone.
+TEST(HtmlReport, CellsTableShowsTheWorstVerdictOfEveryRepetition) {
+  RunResult run = testing::report_fixture();
+  CellResult& cell = run.cells.front();
+  ASSERT_FALSE(cell.repetitions.empty());
+  for (Repetition& r : cell.repetitions) {
+    for (Check& c : r.checks) c.verdict = Verdict::kPass;
+  }
+  Repetition later = cell.repetitions.front();
+  ASSERT_FALSE(later.checks.empty());
+  later.checks.front().verdict = Verdict::kFail;  // only the last repetition fails it
+  const std::string name = later.checks.front().name;
+  cell.repetitions.push_back(later);
+  const std::string h = render_html(run);
+  const std::string said = fmt::format("{}: fail (in 1 of {} repetitions)", name, cell.repetitions.size());
+  EXPECT_NE(h.find(said), std::string::npos) << said;
 }
 
 // A --model sweep: each model's cells are charted apart (a line never mixes models) and against

@@ -33,13 +33,13 @@ json optimizer_state(const json& keys, int entries, double counter) {
 std::vector<json> handed_optimizer(const json& parent_keys, const json& child_keys, int child_entries,
                                    const json& child_end_keys) {
   std::vector<json> events;
-  events.push_back({{"event", "start"}, {"pid", 10}, {"ppid", 1}, {"t", 0.0}, {"forked", false}});
+  events.push_back({{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", 10}, {"ppid", 1}, {"t", 0.0}, {"forked", false}});
   for (int child : {11, 12}) {
     events.push_back({{"event", "handoff"}, {"pid", 10}, {"t", 0.1}, {"child", child}, {"where", "train.py:9 in <module>"},
                       {"objects", json::array({{{"kind", "optimizer"}, {"class", "SharedAdam"}, {"origin", "10.1"},
                                                 {"where", "train.py:5 in <module>"}, {"path", "args[1]"}, {"params", 2},
                                                 {"shared", 2}, {"state", optimizer_state(parent_keys, 2, 0)}}})}});
-    events.push_back({{"event", "start"}, {"pid", child}, {"ppid", 10}, {"t", 0.2}, {"forked", false}});
+    events.push_back({{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", child}, {"ppid", 10}, {"t", 0.2}, {"forked", false}});
     events.push_back({{"event", "received"}, {"pid", child}, {"t", 0.3},
                       {"objects", json::array({{{"kind", "optimizer"}, {"class", "SharedAdam"}, {"origin", "10.1"},
                                                 {"where", "train.py:5 in <module>"}, {"path", "args[1]"}, {"params", 2},
@@ -98,7 +98,7 @@ TEST(SharingFindings, StateMadeLazilyInEachChildFails) {
 TEST(SharingFindings, OwnOptimizersInEachWorkerAreNotSharedOptimizers) {
   // Hogwild's pattern: each worker makes its own SGD over the shared parameters. No optimizer was
   // handed over, so there is nothing for optimizer-state-shared to judge; gradients are judged.
-  std::vector<json> events = {{{"event", "start"}, {"pid", 20}, {"ppid", 1}, {"t", 0.0}, {"forked", false}},
+  std::vector<json> events = {{{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", 20}, {"ppid", 1}, {"t", 0.0}, {"forked", false}},
                               {{"event", "end"}, {"pid", 21}, {"t", 1.0}, {"role", "child"}, {"code", 0},
                                {"optimizers", json::array({{{"origin", "21.1"}, {"class", "SGD"}, {"steps", 300},
                                                             {"sampled", 12}, {"same_grad", 0}, {"no_grad_steps", 0},
@@ -123,7 +123,7 @@ TEST(SharingFindings, TheSameGradientAtEverySampledStepFails) {
 TEST(SharingFindings, ForkWithTheOpenMPPoolFailsUnlessTheChildDroppedToOneThread) {
   const json fork = {{"where", "main.py:26 in <module>"}, {"pool_threads", 2}, {"library_threads", 1},
                      {"python_threads", json::array()}, {"intra_op", 2}, {"cuda", false}, {"torch", true}};
-  std::vector<json> risky = {{{"event", "start"}, {"pid", 41}, {"ppid", 40}, {"t", 0.1}, {"forked", true}, {"fork", fork}},
+  std::vector<json> risky = {{{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", 41}, {"ppid", 40}, {"t", 0.1}, {"forked", true}, {"fork", fork}},
                              {{"event", "end"}, {"pid", 41}, {"t", 0.5}, {"role", "child"}, {"code", 0}, {"intra_op", 2}}};
   const SharingFindings bad = judge_with_torch(risky, {}, SharingContext{});
   ASSERT_NE(find_check(bad, "fork-safety"), nullptr);
@@ -161,7 +161,7 @@ TEST(SharingFindings, ShortLivedProcessesJoinTheTableWithHowTheyEnded) {
       "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 103 in get\n"
       "  File \"/home/u/main.py\", line 117 in main\n";
   const std::vector<json> events = {
-      {{"event", "start"}, {"pid", 61}, {"ppid", 60}, {"t", 100.2}, {"argv", {"main.py"}}, {"forked", true}},
+      {{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", 61}, {"ppid", 60}, {"t", 100.2}, {"argv", {"main.py"}}, {"forked", true}},
       {{"event", "end"}, {"pid", 61}, {"t", 100.21}, {"code", 1}, {"error", "Traceback\nRuntimeError: boom"}}};
   merge_events_into_processes(events, 100.0, table);
   ASSERT_EQ(table.size(), 2u);
@@ -300,7 +300,7 @@ TEST(SharingFindings, EveryCheckIsSaidWithItsExposureAndNoneWithoutTorch) {
     EXPECT_FALSE(nothing.to_raise.at(name).empty()) << name;
   }
   // A program that never imported torch gets no sharing check at all.
-  const SharingFindings no_torch = sharebench::judge_sharing({{{"event", "start"}, {"pid", 1}, {"t", 0.0}}}, {}, SharingContext{});
+  const SharingFindings no_torch = sharebench::judge_sharing({{{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", 1}, {"t", 0.0}}}, {}, SharingContext{});
   EXPECT_EQ(find_check(no_torch, "grads-delivered"), nullptr);
   ASSERT_NE(find_check(no_torch, "deaths-noticed"), nullptr);
 }
@@ -326,6 +326,30 @@ TEST(SharingFindings, ASigbusDeathIsDiagnosedAsDevShmRunningOut) {
   table[0].pid = 95, table[0].role = "program", table[0].end = "exited 1";
   table[1].pid = 96, table[1].role = "child", table[1].end = "killed by SIGBUS";
   EXPECT_NE(diagnose_program(table, false).find("/dev/shm running out"), std::string::npos);
+}
+
+TEST(SharingFindings, ASmallDevShmIsSaidBeforeAnythingFails) {
+  SharingContext docker;
+  docker.dev_shm_size_mb = 64;
+  const SharingFindings small = judge_with_torch({}, {}, docker);
+  ASSERT_FALSE(small.notes.empty());
+  EXPECT_NE(small.notes.front().find("/dev/shm is only 64 MiB"), std::string::npos) << small.notes.front();
+  SharingContext roomy;
+  roomy.dev_shm_size_mb = 12000;
+  for (const std::string& note : judge_with_torch({}, {}, roomy).notes) EXPECT_EQ(note.find("/dev/shm"), std::string::npos) << note;
+}
+
+TEST(SharingFindings, EventsOfAnotherProtocolAreNotJudged) {
+  const std::vector<json> old_hooks = {{{"event", "start"}, {"pid", 1}, {"t", 0.0}, {"ppid", 0}, {"forked", false}},
+                                       {{"event", "end"}, {"pid", 2}, {"t", 1.0}, {"role", "child"}, {"code", 0},
+                                        {"optimizers", json::array({child_optimizer(10, 0, 9, 9)})}}};
+  const SharingFindings f = judge_with_torch(old_hooks, {}, SharingContext{});
+  ASSERT_NE(find_check(f, "grads-delivered"), nullptr);
+  EXPECT_EQ(find_check(f, "grads-delivered")->verdict, Verdict::kUnknown);
+  EXPECT_NE(find_check(f, "grads-delivered")->message.find("protocol 0"), std::string::npos);
+  std::vector<json> current = old_hooks;
+  current[0]["protocol"] = kExecEventsProtocol;
+  EXPECT_EQ(find_check(judge_with_torch(current, {}, SharingContext{}), "grads-delivered")->verdict, Verdict::kFail);
 }
 
 }  // namespace

@@ -7,8 +7,7 @@
 // flag of `run`, shown by `list`, stored in the results and written back by every reproduce line.
 #include <fmt/format.h>
 
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_mutex.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

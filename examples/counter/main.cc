@@ -1,4 +1,4 @@
 // counter-bench: sharebench's command line with this project's scenarios linked in.
-#include "cli/run_cli.h"
+#include <sharebench/sharebench.h>
 
 int main(int argc, char** argv) { return sharebench::run_cli(argc, argv); }

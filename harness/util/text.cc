@@ -114,4 +114,8 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return best;
 }
 
+std::string counted(long long n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 }  // namespace sharebench

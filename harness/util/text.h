@@ -28,4 +28,7 @@ std::string printable_lines(std::string_view text);
 // third of the name's length), for a "did you mean" in an error; "" when none is that close.
 std::string closest_name(const std::string& name, const std::vector<std::string>& known);
 
+// "1 planted bug caught", "3 planted bugs caught": the count and the words that agree with it.
+std::string counted(long long n, std::string_view one, std::string_view many);
+
 }  // namespace sharebench

@@ -15,12 +15,14 @@
 // plus the harness's own liveness (a hang: no beat, or no CPU time anywhere in the tree, for
 // --hang-timeout) and no-leaks.
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -106,6 +108,20 @@ class ExecScenario : public Scenario {
     std::snprintf(b->progress_path, sizeof b->progress_path, "%s/progress", dir.c_str());
     b->fault_planned = cell_.fault.targets_tree();
     shm_before_ = list_dev_shm();
+    warn_if_dev_shm_is_small();
+  }
+
+  // Before the program runs, once per run: a small /dev/shm (a container's default) is where shared
+  // tensors die of SIGBUS. The results say it again as a note.
+  static void warn_if_dev_shm_is_small() {
+    static bool warned = false;
+    struct statvfs v {};
+    if (warned || ::statvfs("/dev/shm", &v) != 0) return;
+    const double mb = static_cast<double>(v.f_blocks) * static_cast<double>(v.f_frsize) / (1 << 20);
+    if (mb <= 0 || mb >= 512) return;
+    warned = true;
+    std::fprintf(stderr, "sharebench exec: warning: /dev/shm is only %.0f MiB; tensors shared between processes live "
+                         "there, and past its size a worker dies of SIGBUS (docker run --shm-size=2g)\n", mb);
   }
 
   void work(WorkerContext& ctx) override {

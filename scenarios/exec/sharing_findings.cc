@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -325,9 +326,9 @@ const json* parent_state_at_end(const std::vector<json>& events, const std::stri
   return nullptr;
 }
 
-std::string counter_kind_words(const std::string& kind) {
-  if (kind == "number") return "a Python number in each process";
-  if (kind == "private") return "a tensor outside shared memory in each process";
+std::string counter_kind_words(const std::string& storage) {
+  if (storage == "number") return "a Python number in each process";
+  if (storage == "private") return "a tensor outside shared memory in each process";
   return "not shared";
 }
 
@@ -672,11 +673,18 @@ void judge_copy_on_read(const std::vector<json>& events, SharingFindings& f) {
                            seen});
 }
 
-// --- headroom ------------------------------------------------------------------------------------
+// --- headroom
+constexpr double kSmallDevShmMb = 512;  // a /dev/shm smaller than this is said before anything fails ------------------------------------------------------------------------------------
 void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
                     const SharingContext& m, SharingFindings& f) {
   const double used = std::max(0.0, m.dev_shm_used_mb_peak - m.dev_shm_used_mb_before);
   f.metrics["dev_shm_used_mb_peak"] = used;
+  if (m.dev_shm_size_mb > 0 && m.dev_shm_size_mb < kSmallDevShmMb) {
+    f.notes.push_back(fmt::format("/dev/shm is only {:.0f} MiB (Docker's default is 64 MiB): every tensor shared "
+                                  "between processes lives there, and past its size a worker dies of SIGBUS or fails "
+                                  "with 'No space left on device' (docker run --shm-size=2g)",
+                                  m.dev_shm_size_mb));
+  }
   if (m.dev_shm_size_mb > 0 && used > 0.5 * m.dev_shm_size_mb) {
     f.notes.push_back(fmt::format("/dev/shm: the program used up to {:.0f} MiB of its {:.0f} MiB: shared tensors past "
                                   "that fail with 'No space left on device' (Docker's default is 64 MiB)",
@@ -794,9 +802,31 @@ void merge_events_into_processes(const std::vector<json>& events, double t0_s, s
   }
 }
 
+namespace {
+// The protocol the hooks spoke, when it is not this runner's: the first start event's (0: none said).
+std::optional<int> foreign_protocol(const std::vector<json>& events) {
+  for (const json* e : events_of(events, "start")) {
+    const int spoken = has_number(*e, "protocol") ? int_of(*e, "protocol") : 0;
+    if (spoken != kExecEventsProtocol) return spoken;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 SharingFindings judge_sharing(const std::vector<json>& events, const std::vector<ProcessRecord>& processes,
                               const SharingContext& machine) {
   SharingFindings f;
+  if (const auto spoken = foreign_protocol(events)) {
+    for (const CheckId id : {checks::kForkSafety, checks::kUpdatesShared, checks::kOptimizerStateShared,
+                             checks::kGradsDelivered, checks::kCopyOnRead, checks::kDeathsNoticed}) {
+      f.checks.push_back(Check{id, Verdict::kUnknown, std::nullopt,
+                               fmt::format("the program's Python hooks wrote events of protocol {}, and this runner reads "
+                                           "protocol {}: a sharebench_watch.py of another version was imported (check "
+                                           "PYTHONPATH); nothing was judged",
+                                           *spoken, kExecEventsProtocol)});
+    }
+    return f;
+  }
   if (!events_of(events, "torch").empty()) {  // the sharing checks judge what torch did: none without it
     judge_forks(events, f);
     judge_received_modules(events, f);

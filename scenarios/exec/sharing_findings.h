@@ -39,6 +39,11 @@
 
 namespace sharebench {
 
+// The version of the events' protocol this runner reads (python/events_schema.json's "version",
+// sharebench_watch.py's PROTOCOL). Events of another are not judged: every sharing check is
+// `unknown`, saying which versions met.
+inline constexpr int kExecEventsProtocol = 1;
+
 // The events file's lines, each a JSON object; a line that is not one (a process killed mid-write)
 // is skipped.
 std::vector<nlohmann::json> read_sharing_events(const std::string& path);

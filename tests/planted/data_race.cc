@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "harness/scenario/scenario.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

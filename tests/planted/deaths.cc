@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "harness/scenario/scenario.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

@@ -14,8 +14,7 @@
 
 #include <string>
 
-#include "harness/proc/leak_check.h"
-#include "harness/scenario/scenario.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

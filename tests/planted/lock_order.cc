@@ -2,9 +2,7 @@
 // in turns (a barrier between the turns), --steps rounds, so no run ever deadlocks; the order is still a deadlock
 // waiting to happen. The harness's `lock-order` check must flag it with no line of wiring here.
 // Twin `same-order`: both take A then B.
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_barrier.h"
-#include "harness/sync/process_mutex.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_barrier.h"
-#include "harness/sync/process_mutex.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

@@ -45,11 +45,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/checkers/guarded_section.h"
-#include "harness/checkers/version_stripes.h"
-#include "harness/checkers/worker_overlap.h"
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_mutex.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

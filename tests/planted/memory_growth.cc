@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/scenario/scenario.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

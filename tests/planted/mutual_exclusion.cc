@@ -7,9 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/checkers/guarded_section.h"
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_mutex.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

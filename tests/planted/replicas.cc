@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/checkers/replica_agreement.h"
-#include "harness/scenario/scenario.h"
-#include "harness/sync/process_barrier.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

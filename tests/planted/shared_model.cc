@@ -11,12 +11,8 @@
 // Twin `bound`: reads the bound parameters.
 #include <torch/torch.h>
 
-#include "harness/scenario/scenario.h"
-#include "torch_support/arena_tensors.h"
-#include "torch_support/parameter_checks.h"
-#include "torch_support/torch_runtime.h"
-#include "workload/model_zoo.h"
-#include "workload/shared_model.h"
+#include <sharebench/sharebench.h>
+#include <sharebench/torch.h>
 
 namespace {
 

@@ -10,8 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/checkers/version_stripes.h"
-#include "harness/scenario/scenario.h"
+#include <sharebench/sharebench.h>
 
 namespace {
 

@@ -6,7 +6,9 @@ the process table (scenarios/exec/sharing_findings.cc). It never raises into the
 that fails reports the failure once (event "hook-error") and the program goes on untouched.
 
 Events, one JSON object a line, each with "event", "pid" and "t" (time.monotonic(), the runner's
-clock too):
+clock too). Their fields are declared in events_schema.json beside this file, which the runner's
+side is tested against too (tests/exec_protocol_test.py): a field renamed on one side fails that
+test. Each process's "start" carries PROTOCOL; the runner refuses to judge events of another.
   start     a Python process began: its parent, argv; after a fork, what the forking process had
             alive at that moment (native threads started since torch's import, Python threads,
             intra-op threads, whether CUDA was initialised) and the line that forked it
@@ -39,6 +41,7 @@ import os
 import sys
 import time
 
+PROTOCOL = 1  # events_schema.json's "version"; the runner's kExecEventsProtocol
 _path = os.environ.get("SHAREBENCH_EVENTS")
 _fd = None
 _role = "program"
@@ -611,7 +614,7 @@ def _after_fork_in_child():
     _inherited = _guarded("fork", _private_mappings)
     _state_dict_taken.clear()
     _handed.clear()
-    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork)
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
 
 
 def _after_start(process, where, carried):
@@ -851,7 +854,7 @@ def _excepthook(previous):
 
 def install():
     import atexit
-    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False)
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])
