@@ -178,11 +178,49 @@ void append_stacks(std::string& out, const WorkerRecord& w) {
 }
 }  // namespace
 
+// What exec checked in a program's repetition, one line a check as pytest's summary does: failures
+// first, then unknown, not exercised, pass; each with what it saw (its exposure). The failures'
+// full messages follow in the UNEXPECTED section.
+std::string program_checks(const std::string& id, const Repetition& r, const Painter& paint) {
+  auto order = [](Verdict v) {
+    switch (v) {
+      case Verdict::kFail: return 0;
+      case Verdict::kUnknown: return 1;
+      case Verdict::kNotExercised: return 2;
+      case Verdict::kPass: return 3;
+    }
+    return 3;
+  };
+  std::vector<const Check*> sorted;
+  for (const Check& c : r.checks) sorted.push_back(&c);
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const Check* a, const Check* b) { return order(a->verdict) < order(b->verdict); });
+  std::string out = fmt::format("\nChecks of {}:\n", id);
+  for (const Check* c : sorted) {
+    std::string saw = "-";
+    if (c->exposure) {
+      saw = c->exposure->count > 0 ? fmt::format("{:.0f} {}", c->exposure->count, c->exposure->what)
+                                   : fmt::format("no {}", c->exposure->what);
+    }
+    const std::string word = c->verdict == Verdict::kFail           ? std::string("FAIL")
+                             : c->verdict == Verdict::kNotExercised ? std::string("not exercised")
+                                                                    : to_string(c->verdict);
+    const auto style = c->verdict == Verdict::kFail ? paint.of(Outcome::kUnexpected)
+                       : c->verdict == Verdict::kPass ? paint.of(Outcome::kOk)
+                                                      : paint.of(Outcome::kSkipped);
+    out += fmt::format("  {} {:<24} {}\n", paint(style, fmt::format("{:<14}", word)), c->name, saw);
+  }
+  return out;
+}
+
 std::string render_console(const RunResult& raw, bool colour) {
   RunResult run = raw;  // what came from a program or a foreign results file, shown, never obeyed
   make_terminal_safe(run);
   const Painter paint(colour);
-  std::string out = render_recommendation_console(run, 5);
+  // A run of programs alone (exec) has nothing to rank: no recommendation block to read past.
+  const bool programs_only = !run.cells.empty() && std::all_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) {
+    return c.kind == ScenarioKind::kProgram;
+  });
+  std::string out = programs_only ? std::string() : render_recommendation_console(run, 5);
   std::map<Outcome, int> counts;
   std::vector<ScenarioKind> kinds;
   for (const CellResult& c : run.cells) {
@@ -210,7 +248,8 @@ std::string render_console(const RunResult& raw, bool colour) {
     out += fmt::format("~ timed region under {} s in some repetition: the rate is mostly start-up jitter; raise --steps\n",
                        kMinTimedRegionS);
   }
-  if (const std::string vacuous = unexercised_summary(run); !vacuous.empty()) {
+  // (A program's checks say it in their own lines below, with what would have put each to the test.)
+  if (const std::string vacuous = unexercised_summary(run); !vacuous.empty() && !programs_only) {
     out += fmt::format("not exercised (held only because nothing put them to the test; raise --steps or --procs): {}\n",
                        vacuous);
   }
@@ -235,6 +274,7 @@ std::string render_console(const RunResult& raw, bool colour) {
     for (const ProcessRecord& p : r.processes) {
       if (!p.error.empty()) out += fmt::format("  pid {} raised: {}\n", p.pid, last_text_line(p.error));
     }
+    out += program_checks(c.config.id(), r, paint);
   }
 
   // Observations that are never failures (exec: lost increments, headroom, threads at a fork).

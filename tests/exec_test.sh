@@ -23,8 +23,11 @@ judge hogwild 'all(c["repetitions"][0]["metrics"]["steps_total"] == 2000 and c["
 judge hogwild 'all(verdict(c, n) == "pass" for c in cells for n in ("exit-status", "no-survivors", "shm-reclaimed", "no-leaks", "liveness"))'
 judge hogwild 'all(sum(p["role"] == "child" and p["uss_mb_peak"] > 0 and p["steps"] == 1000 for p in c["repetitions"][0]["processes"]) == 2 for c in cells)'
 judge hogwild '[sum(p["role"] == "helper" for p in c["repetitions"][0]["processes"]) for c in cells] == [0, 1, 2]'
-"$bin" report "$out/hogwild/results.json" --format console | grep -q "Processes of exec/hogwild.py@spawn:1" ||
-  fail "the console report has no process table"
+"$bin" report "$out/hogwild/results.json" --format console >"$out/hogwild.console"
+grep -q "Processes of exec/hogwild.py@spawn:1" "$out/hogwild.console" || fail "the console report has no process table"
+# What exec checked, one line a check with what it saw, failures first.
+grep -qE "^  pass +updates-shared +2 modules received by children that ran an optimizer" "$out/hogwild.console" ||
+  fail "the console report has no line per check with its exposure"
 
 # --- Fork after OpenMP: a hang under fork, with Python and native stacks; clean under spawn and
 # forkserver. ----------------------------------------------------------------------------------------
