@@ -80,7 +80,8 @@ TMPDIR="$out/tmp" "$bin" exec --format none --out "$out/tidy" -- true >/dev/null
 TMPDIR="$out/tmp" "$bin" exec --format none --out "$out/tidy2" -- false >/dev/null 2>&1
 [ -z "$(ls -A "$out/tmp")" ] || fail "exec left behind: $(ls -A "$out/tmp")"
 
-# --- 4. A SIGKILLed runner: its program's children are swept by the next run. -------------------------
+# --- 4. A SIGKILLed runner: its program's children die with it (the supervisor's guard kills the
+# program's group), and the next run sweeps what is left. ------------------------------------------------
 marker="sbhardening-$$-orphan"
 cat >"$out/orphans.py" <<PY
 import multiprocessing as mp, time
@@ -102,9 +103,13 @@ done
 [ "$started" -eq 1 ] || fail "the program and its 2 children never ran: the test proves nothing"
 kill -9 "$runner"
 wait "$runner" 2>/dev/null
-sleep 1
+for _ in $(seq 50); do
+  [ "$(pgrep -f "$pattern" | wc -l)" -eq 0 ] && break
+  sleep 0.1
+done
 left=$(pgrep -f "$pattern" | wc -l)
 echo "after SIGKILL of the runner: $left process(es) of the program alive"
+[ "$left" -eq 0 ] || fail "$left process(es) of the program outlived its SIGKILLed runner by 5 s (the guard did not kill its group)"
 TMPDIR="$out/tmp" "$bin" exec --format none --out "$out/sweeper" -- true >"$out/sweeper.log" 2>&1
 sleep 0.5
 now=$(pgrep -f "$pattern" | wc -l)

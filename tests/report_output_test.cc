@@ -176,6 +176,20 @@ TEST(MarkdownReport, FailuresFirstWithEvidenceAndReproduce) {
   EXPECT_LT(md.find("## Failures"), md.find("## Cells"));
 }
 
+// Markdown escapes only what opens markup: the load line's arrow reads as an arrow in the raw file,
+// a program's tag never reaches the page as HTML.
+TEST(MarkdownReport, EscapesWhatOpensMarkupAndNothingElse) {
+  RunResult run = testing::report_fixture();
+  run.environment["load_before"] = "2.90";
+  run.environment["load_after"] = "1.79";
+  run.environment["usable_cores"] = "2";
+  run.cells.front().repetitions.front().notes.push_back("a program said <script>alert(1)</script> & left");
+  const std::string md = render_markdown(run);
+  EXPECT_NE(md.find("load 2.90 -> 1.79"), std::string::npos);
+  EXPECT_EQ(md.find("&gt;"), std::string::npos);
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+}
+
 TEST(CsvReport, OneRowPerCellAndRepetition) {
   const std::string csv = render_csv(testing::report_fixture());
   expect_matches(csv, {R"(^run_id,cell,outcome,scenario,variant,start,procs,repetition,status,verdict,as_expected,wall_s,steps_per_s)",

@@ -120,6 +120,7 @@ class Supervisor {
     release_stall();
     report_progress();
     ctx_.beat(progress_.total());
+    stand_the_guard_down();
   }
 
  private:
@@ -189,7 +190,55 @@ class Supervisor {
     }
     TreeProcess& p = add(pid, parent, 0, 0);
     copy_text(p.command, sizeof p.command, read_cmdline(pid));
+    start_guard(pid);
     return pid;
+  }
+
+  // --- the guard --------------------------------------------------------------------------------
+  // If this supervisor dies (the runner SIGKILLed, and its workers with it by PR_SET_PDEATHSIG),
+  // the program goes too (its own PR_SET_PDEATHSIG), but its workers would be re-parented and run
+  // on, orphaned. A guard outlives it: it waits on a pipe only this process writes, and an end of
+  // file with no word first means the supervisor died: it SIGKILLs the program's process group,
+  // then exits. In a group of its own, no signal meant for the program or the runner reaches it;
+  // the scans leave it out of the tree.
+  void start_guard(pid_t program) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return;  // no guard: the program's own death signal still holds
+    const pid_t guard = ::fork();
+    if (guard < 0) {
+      ::close(p[0]);
+      ::close(p[1]);
+      return;
+    }
+    if (guard == 0) {  // async-signal-safe calls only
+      ::close(p[1]);
+      ::setpgid(0, 0);
+      char word = 0;
+      ssize_t n;
+      do n = ::read(p[0], &word, 1); while (n < 0 && errno == EINTR);
+      if (n <= 0) ::kill(-program, SIGKILL);
+      ::_exit(0);
+    }
+    ::close(p[0]);
+    guard_ = guard;
+    guard_fd_ = p[1];
+  }
+
+  // The supervisor is ending by itself: the guard leaves the program's group alone.
+  void stand_the_guard_down() {
+    if (guard_fd_ < 0) return;
+    const char word = 1;
+    if (::write(guard_fd_, &word, 1) < 0) {}
+    ::close(guard_fd_);
+    guard_fd_ = -1;
+    ::waitpid(guard_, nullptr, 0);
+  }
+
+  // This process's live descendants, the guard left out: the program's tree.
+  std::vector<ProcStat> tree_now() const {
+    std::vector<ProcStat> found = live_descendants(::getpid());
+    found.erase(std::remove_if(found.begin(), found.end(), [&](const ProcStat& s) { return s.pid == guard_; }), found.end());
+    return found;
   }
 
   // --- the tree ---------------------------------------------------------------------------------
@@ -217,7 +266,7 @@ class Supervisor {
   }
 
   void scan(std::int64_t now) {
-    std::vector<ProcStat> found = live_descendants(::getpid());
+    std::vector<ProcStat> found = tree_now();
     std::sort(found.begin(), found.end(), [](const ProcStat& a, const ProcStat& b) {
       return a.start_ticks != b.start_ticks ? a.start_ticks < b.start_ticks : a.pid < b.pid;
     });
@@ -444,7 +493,7 @@ class Supervisor {
   // --- the end ----------------------------------------------------------------------------------
   // Kills what is left of the tree, helpers by design only with `helpers_too`, and marks each.
   void kill_survivors(bool helpers_too) {
-    std::vector<ProcStat> left = live_descendants(::getpid());
+    std::vector<ProcStat> left = tree_now();
     for (const ProcStat& s : left) {
       TreeProcess* known = find(s.pid);
       if (known && known->survivor) continue;
@@ -463,7 +512,7 @@ class Supervisor {
     if (!helpers_too) return;  // the loop goes on scanning and reaping while the helpers finish
     // Orphans are ours to reap (a subreaper); the rest go with their parents.
     const std::int64_t until = monotonic_ns() + 2'000'000'000;
-    while (!live_descendants(::getpid()).empty() && monotonic_ns() < until) {
+    while (!tree_now().empty() && monotonic_ns() < until) {
       reap();
       std::this_thread::sleep_for(kPoll);
     }
@@ -477,6 +526,8 @@ class Supervisor {
   std::mt19937_64 rng_;
   std::int64_t t0_ns_ = 0;
   pid_t program_ = 0;
+  pid_t guard_ = -1;
+  int guard_fd_ = -1;
   int next_birth_ = 0;
   std::map<pid_t, int> index_;
   std::set<pid_t> live_, untracked_;
