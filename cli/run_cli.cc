@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "reports/report_writers.h"
 #include "cli/run_cli.h"
+#include "git_revision.h"  // SHAREBENCH_GIT_REVISION, written at build time (cmake/git_revision.cmake)
 #include "harness/results/results_json.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"

@@ -1,5 +1,6 @@
 // compare: cell pairing, Hodges–Lehmann decisions, correctness regressions, and two renderings.
 #include "reports/compare.h"
+#include "harness/util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,8 +83,9 @@ MetricChange decide(const std::string& cell, const FigureSpec& f, std::vector<do
   if (!s.bounded) {
     m.decision = Decision::kInconclusive;
     m.repetitions_needed = static_cast<int>(fewest_repetitions_for_interval(alpha));
-    m.note = fmt::format("{} against {} repetitions give no {:.0f} % interval at all", base.size(), cand.size(),
-                         100 * (1 - alpha));
+    m.note = fmt::format("{} against {} repetitions give no {:.0f} % interval at all: run at least {} per side "
+                         "(--repetitions {})",
+                         base.size(), cand.size(), 100 * (1 - alpha), m.repetitions_needed, m.repetitions_needed);
     return m;
   }
   if (hi < 0 && est < -threshold) {
@@ -251,10 +253,11 @@ std::string render_comparison_markdown(const Comparison& c, const CompareOptions
   int counts[4] = {0, 0, 0, 0};
   for (const auto& m : c.changes) ++counts[static_cast<int>(m.decision)];
   const char* headline = c.regressed() ? "REGRESSION" : (c.inconclusive() ? "INCONCLUSIVE" : "no regression");
-  std::string md = fmt::format("# sharebench compare\n\n**{}** · {} cells paired · {} regression(s), {} improvement(s), "
+  std::string md = fmt::format("# sharebench compare\n\n**{}** · {} paired · {} regression(s), {} improvement(s), "
                                "{} no change, {} inconclusive, {} correctness regression(s) · threshold {:.0f} %, "
                                "lock wait {:.0f} points, {:.0f} % intervals (Hodges–Lehmann)\n\n",
-                               headline, c.paired_cells, counts[0], counts[1], counts[2], counts[3], c.correctness.size(),
+                               headline, counted(c.paired_cells, "cell", "cells"), counts[0], counts[1], counts[2], counts[3],
+                               c.correctness.size(),
                                options.threshold * 100, options.lock_wait_threshold * 100, 100 * (1 - options.alpha));
   md += fmt::format("Base: {}. Candidate: {}.\n\n", c.builds.first, c.builds.second);
   for (const auto& w : c.warnings) md += fmt::format("> ⚠️ {}\n\n", w);
@@ -272,9 +275,11 @@ std::string render_comparison_markdown(const Comparison& c, const CompareOptions
     std::string rows;
     for (const auto& m : c.changes) {
       if (m.metric != metric) continue;
-      rows += fmt::format("| `{}` | {} | {} | {} | {} … {} | {} | {} |\n", m.cell, figure_text(m, m.base_median),
-                          figure_text(m, m.candidate_median), change_text(m, m.change), change_text(m, m.lo),
-                          change_text(m, m.hi), decision_badge(m.decision), m.note);
+      // No interval at all (too few repetitions) is a dash, not "-100 % … +∞".
+      const std::string interval = m.bounded ? fmt::format("{} … {}", change_text(m, m.lo), change_text(m, m.hi)) : "–";
+      rows += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", m.cell, figure_text(m, m.base_median),
+                          figure_text(m, m.candidate_median), change_text(m, m.change), interval,
+                          decision_badge(m.decision), m.note);
     }
     if (rows.empty()) continue;
     md += fmt::format("## {}\n\n| cell | base (median) | candidate (median) | change | {:.0f} % interval | decision | note |\n"
