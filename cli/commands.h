@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,11 @@ inline constexpr int kExitInternal = 3;
 
 // The exit codes of `command` ("" for the top level), for the end of its --help.
 std::string exit_codes_text(const std::string& command);
+
+// A CLI11 check that the value is one of `known`; its error names them and, for a near miss, the
+// one meant: "htlm not in {console,json,md,html,...}: did you mean html?". Use it instead of
+// CLI::IsMember for every closed list of words.
+CLI::Validator one_of(std::vector<std::string> known);
 
 // Prints "sharebench: error: MESSAGE" as exactly one line on stderr; returns kExitUsage.
 int usage_error(const std::string& message);

@@ -32,7 +32,7 @@ std::function<int()> add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--alpha", f->alpha, "1 - the confidence of the intervals (0.001..0.5)")->capture_default_str();
   cmd->add_flag("--strict", f->strict, "exit 4 when a change is inconclusive (too few repetitions or too much spread)");
-  cmd->add_option("--format", f->format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+  cmd->add_option("--format", f->format, "md or json")->check(one_of({"md", "json"}))->capture_default_str();
   cmd->add_option("--out", f->out, "write the comparison to this file instead of stdout");
   return [f] {
     CompareOptions options;

@@ -43,7 +43,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
                   "multiprocessing start methods, comma-separated (fork, spawn, forkserver): one cell each, the method "
                   "forced in every Python process of the program; default: the program's own choice")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fork", "spawn", "forkserver"}));
+      ->check(one_of({"fork", "spawn", "forkserver"}));
   cmd->add_option("--workdir", f->workdir, "the directory the program runs in (default: this one)");
   cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
   const CellConfig defaults;

@@ -55,7 +55,7 @@ nlohmann::json options_of(const ScenarioInfo& s) {
 std::function<int()> add_list_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "list scenarios and their variants");
   auto format = std::make_shared<std::string>("text");
-  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", *format, "text or json")->check(one_of({"text", "json"}));
   return [format] {
     const auto all = ScenarioRegistry::instance().all();
     if (*format == "json") {

@@ -112,7 +112,7 @@ std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--out", f->out, "write peers.json and peers.md into this directory (default: runs/peers-<time>)");
   cmd->add_option("--format", f->formats, "console (the table), json (peers.json to stdout), none")
       ->delimiter(',')
-      ->check(CLI::IsMember({"console", "json", "none"}))
+      ->check(one_of({"console", "json", "none"}))
       ->capture_default_str();
   CellConfig defaults;
   defaults.workload.steps = 2000;

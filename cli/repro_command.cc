@@ -48,7 +48,7 @@ std::function<int()> add_repro_command(CLI::App& app) {
   cmd->add_option("results", f->results, "a results.json")->required();
   cmd->add_option("cell", f->cell, "the cell id, as in the report: scenario/variant@start:procs")->required();
   cmd->add_option("--under", f->under, "gdb (stacks of stuck workers) or tsan (ThreadSanitizer build, thread mode)")
-      ->check(CLI::IsMember({"gdb", "tsan"}));
+      ->check(one_of({"gdb", "tsan"}));
   cmd->add_flag("--dry-run", f->dry_run, "print the command instead of running it");
   cmd->add_flag("--yes", f->yes, "run an exec cell's program even from a results file another user owns");
   return [f] {

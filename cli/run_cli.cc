@@ -3,6 +3,7 @@
 // hidden worker mode; the run command starts the forkserver before LibTorch is initialised.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -65,13 +66,26 @@ CLI::Option* add_format_option(CLI::App& cmd, std::vector<std::string>& formats,
   if (with_none) help += "; none prints nothing";
   return cmd.add_option("--format", formats, help)
       ->delimiter(',')
-      ->check(CLI::IsMember(report_format_names(with_none)))
+      ->check(one_of(report_format_names(with_none)))
       ->capture_default_str();
+}
+
+CLI::Validator one_of(std::vector<std::string> known) {
+  std::string description = "{";
+  for (const std::string& k : known) description += (description.size() > 1 ? "," : "") + k;
+  description += "}";
+  return CLI::Validator(
+      [known, description](std::string& value) -> std::string {
+        if (std::find(known.begin(), known.end(), value) != known.end()) return "";
+        const std::string guess = closest_name(value, known);
+        return fmt::format("{} not in {}{}", value, description, guess.empty() ? "" : fmt::format(": did you mean {}?", guess));
+      },
+      description);
 }
 
 void add_color_option(CLI::App& cmd, std::string& mode) {
   cmd.add_option("--color", mode, "colour on the console: auto (a terminal, and NO_COLOR unset), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->check(one_of({"auto", "always", "never"}))
       ->capture_default_str();
 }
 

@@ -213,6 +213,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
                       BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
                       BadInput{"frobnicate", "unknown command 'frobnicate'"},
+                      BadInput{"run --format htlm", "htlm not in {console,json,md,html,csv,junit,gbench,tap,none}: did you mean html?"},
+                      BadInput{"exec --mp-start spwn -- true", "spwn not in {fork,spawn,forkserver}: did you mean spawn?"},
+                      BadInput{"run --color sometimes", "sometimes not in {auto,always,never}"},
                       BadInput{"run --model mlp,,convnet-s", "--model 'mlp,,convnet-s': an empty name in the list"},
                       BadInput{"run --model mlp,resnet-9000", "--model 'resnet-9000' is neither a built-in model"},
                       // dash's printf writes the byte 0xff: not UTF-8, which a results file cannot hold
