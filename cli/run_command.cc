@@ -5,11 +5,13 @@
 
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "harness/util/terminal.h"
+#include "harness/util/text.h"
 #include "harness/launch/forkserver.h"
 #include "harness/launch/launcher.h"
 #include "harness/results/results_json.h"
@@ -152,6 +154,25 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   };
 }
 
+// A --disable-check name that dropped no check in any cell is most likely misspelt: the check it
+// meant ran all the same. Said on stderr, with the closest name the run had, after the run.
+void warn_of_checks_disabled_in_vain(const RunResult& run, const std::vector<std::string>& disabled) {
+  std::set<std::string> dropped, present;
+  for (const CellResult& c : run.cells) {
+    for (const Repetition& r : c.repetitions) {
+      dropped.insert(r.disabled_dropped.begin(), r.disabled_dropped.end());
+      for (const Check& k : r.checks) present.insert(k.name);
+    }
+  }
+  const std::vector<std::string> known(present.begin(), present.end());
+  for (const std::string& name : disabled) {
+    if (dropped.count(name) || run.cells.empty()) continue;
+    const std::string guess = closest_name(name, known);
+    std::fprintf(stderr, "sharebench: warning: --disable-check %s: no cell had a check of that name%s\n", name.c_str(),
+                 guess.empty() ? "" : fmt::format(" (did you mean {}?)", guess).c_str());
+  }
+}
+
 int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
                    const CellConfig& base) {
   // The forkserver must be forked while this process has no threads and LibTorch is untouched.
@@ -167,6 +188,7 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
   const std::optional<RunOutcome> ran = run_matrix_then_stop_forkserver(options);
   if (!ran) return kExitUsage;
   const RunOutcome& outcome = *ran;
+  warn_of_checks_disabled_in_vain(outcome.result, base.disabled_checks);
 
   const std::string dir = outcome.results_path.substr(0, outcome.results_path.rfind('/'));
   // A signal while the reports are written stops the writing (each file is whole or absent: written

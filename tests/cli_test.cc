@@ -162,6 +162,21 @@ TEST(Cli, DefaultRunWritesARunDirectoryWithALatestLink) {
   EXPECT_TRUE(fs::exists(fs::path(root) / "runs" / "latest" / "results.json"));
 }
 
+// A --disable-check name that matches no check is said after the run, with the name meant; the
+// check it meant ran, and a name that matched warns nothing.
+TEST(Cli, ADisabledCheckNameThatMatchedNothingIsSaid) {
+  const std::string out = (fs::temp_directory_path() / fmt::format("sb-disable-{}", ::getpid())).string();
+  const Result r = run("run --scenario locked/whole-step --start fork --procs 1 --steps 50 --format json "
+                       "--disable-check livenes,lock-order --out " + out);
+  fs::remove_all(out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--disable-check livenes: no cell had a check of that name (did you mean liveness?)"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--disable-check lock-order"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"name\": \"liveness\""), std::string::npos);
+  EXPECT_EQ(r.out.find("\"name\": \"lock-order\""), std::string::npos);
+}
+
 struct BadInput {
   const char* args;
   const char* says;

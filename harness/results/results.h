@@ -160,6 +160,9 @@ struct Repetition {
   // --repetitions auto: the cell's first repetition, run at the steps asked for, when it timed too
   // little work and the cell's steps were raised for the rest; its checks count, its figures do not.
   bool calibration = false;
+  // In memory only, never written: the --disable-check names whose checks this repetition dropped,
+  // so the command can say which names matched no check at all (a misspelling).
+  std::vector<std::string> disabled_dropped;
 };
 
 // What a variant must produce. A clean variant: nothing may fail. A planted bug: every check in

@@ -224,6 +224,9 @@ Repetition run_repetition(const PlannedCell& planned, int index, const ProgressS
   kill_leftover_processes(resources_before, resources_after);
   remove_leftover_segments(resources_before, resources_after);
   const std::vector<std::string>& disabled = cell.disabled_checks;
+  for (const Check& c : rep.checks) {
+    if (std::find(disabled.begin(), disabled.end(), c.name) != disabled.end()) rep.disabled_dropped.push_back(c.name);
+  }
   rep.checks.erase(std::remove_if(rep.checks.begin(), rep.checks.end(),
                                   [&](const Check& c) {
                                     return std::find(disabled.begin(), disabled.end(), c.name) != disabled.end();
