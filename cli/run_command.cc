@@ -32,7 +32,8 @@ struct RunFlags {
   std::vector<std::string> scenarios, starts, procs, formats{"console"};
   MatrixRequest request;
   AutoRepetitions automatic;  // --repetitions auto
-  std::string out, repetitions = "1", budget, interval, tie_margin, shard, color = "auto";
+  BlockPolicy block_policy;   // --blocks
+  std::string out, repetitions = "1", blocks, budget, interval, tie_margin, shard, color = "auto";
   std::map<std::string, std::vector<std::string>> cell_values;  // flag → the values given
 };
 
@@ -54,6 +55,18 @@ ShardInfo parse_shard(const std::string& text) {
   }
   return s;
 }
+// --blocks auto (the default), N or 0, and the --budget that auto runs within.
+void parse_blocks(RunFlags& f) {
+  BlockPolicy& b = f.block_policy;
+  b.enabled = f.blocks != "0";
+  b.adaptive = f.blocks.empty() || f.blocks == "auto";
+  if (!b.adaptive) b.min_blocks = static_cast<int>(parse_flag_int("--blocks", f.blocks, 0, 1000));
+  if (!f.budget.empty()) {
+    if (!b.enabled || !b.adaptive) throw UsageError("--budget needs --blocks auto or --repetitions auto");
+    b.budget_s = parse_flag_duration("--budget", f.budget, 1, 7 * 24 * 3600);
+    b.max_blocks = 1000;  // a budget of one's own: as many blocks as it holds
+  }
+}
 }  // namespace
 
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
@@ -68,7 +81,14 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
                   "repetitions of each cell (1..1000), or auto: repeat each cell that can be ranked until its "
                   "throughput's 95 % interval is within --interval, or the --budget runs out")
       ->capture_default_str();
-  cmd->add_option("--budget", f->budget, "with --repetitions auto: time for the whole run (90s, 10m, 1h; default 10m)");
+  cmd->add_option("--blocks", f->blocks,
+                  "ranking blocks after the first pass: in each, every strategy that can be ranked runs once in a fresh "
+                  "random order and the fastest twice (an A/A control); auto (the default): at least 5 per group, more "
+                  "until its leader is told apart, within --budget; N: exactly N; 0: none (not with --repetitions auto "
+                  "or --shard)");
+  cmd->add_option("--budget", f->budget,
+                  "time for the whole run (90s, 10m, 1h): with --blocks auto (default 4m) or --repetitions auto "
+                  "(default 10m)");
   cmd->add_option("--interval", f->interval,
                   "with --repetitions auto: the 95 % interval's half-width to reach, in % of the mean (default 5)");
   cmd->add_option("--tie-margin", f->tie_margin,
@@ -98,16 +118,20 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       for (const std::string& p : f->procs) {
         f->request.procs.push_back(static_cast<int>(parse_flag_int("--procs", p, 1, kMaxProcs)));
       }
-      if (!f->tie_margin.empty()) f->automatic.tie_margin = parse_flag_double("--tie-margin", f->tie_margin, 0, 50) / 100;
+      if (!f->tie_margin.empty()) {
+        f->automatic.tie_margin = parse_flag_double("--tie-margin", f->tie_margin, 0, 50) / 100;
+        f->block_policy.tie_margin = f->automatic.tie_margin;
+        f->block_policy.tie_margin_given = true;
+      }
       if (f->repetitions == "auto") {
         f->automatic.enabled = true;
+        if (!f->blocks.empty()) throw UsageError("--blocks and --repetitions auto are two ways to repeat: choose one");
         if (!f->budget.empty()) f->automatic.budget_s = parse_flag_duration("--budget", f->budget, 1, 7 * 24 * 3600);
         if (!f->interval.empty()) f->automatic.target = parse_flag_double("--interval", f->interval, 0.1, 50) / 100;
       } else {
         f->request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
-        if (!f->budget.empty() || !f->interval.empty()) {
-          throw UsageError(fmt::format("{} needs --repetitions auto", f->budget.empty() ? "--interval" : "--budget"));
-        }
+        if (!f->interval.empty()) throw UsageError("--interval needs --repetitions auto");
+        parse_blocks(*f);
       }
       for (const CellFlag& flag : cell_flags()) {
         const auto& given = f->cell_values[flag.flag];
@@ -132,6 +156,10 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
         }
       }
       shard = parse_shard(f->shard);
+      if (shard.total > 1) {  // a shard holds part of each group: nothing to rank against
+        if (!f->blocks.empty() && f->blocks != "0") throw UsageError("--blocks cannot rank a --shard: run --blocks 0");
+        f->block_policy.enabled = false;
+      }
       cells = plan_matrix(f->request);
       shard.planned_cells = cells.size();
       cells = shard_cells(cells, shard.index, shard.total);
@@ -147,6 +175,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.cells = std::move(cells);
     options.repetitions = f->request.repetitions;
     options.auto_repetitions = f->automatic;
+    options.blocks = f->block_policy;
     options.out_dir = absolute_out_dir(f->out);
     options.command.assign(argv, argv + argc);
     options.shard = shard;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/text.h"
+
 namespace sharebench {
 
 namespace {
@@ -13,6 +15,21 @@ namespace {
 std::string budget_text(double s) {
   if (s >= 120 && std::fmod(s, 60) == 0) return fmt::format("{:.0f} min", s / 60);
   return fmt::format("{:.0f} s", s);
+}
+
+std::string versus_leader_text(const MeanInterval& m) {
+  if (!m.bounded()) return fmt::format("{}{} (no interval)", m.mean >= 0 ? "+" : "", percent_text(m.mean));
+  return fmt::format("{}{} ± {}", m.mean >= 0 ? "+" : "", percent_text(m.mean), percent_text((m.hi - m.lo) / 2));
+}
+
+// The A/A control of a group ranked by blocks, in words.
+std::string control_text(const RankingGroup& g) {
+  if (!g.control) return "";
+  const BlockControl& c = *g.control;
+  return fmt::format("A/A control: {} against itself {} over {}{}; tie margin {}", c.strategy,
+                     versus_leader_text(c.difference), counted(c.difference.n, "block", "blocks"),
+                     c.false_difference() ? " (a false difference: this run's intervals are too narrow; the margin absorbs it)" : "",
+                     percent_text(g.tie_margin));
 }
 
 std::string interval_text(const MeanInterval& m) {
@@ -30,6 +47,19 @@ std::string tie_margin_text(const RepetitionPolicy& p) {
 
 std::string repetition_policy_line(const RunResult& run) {
   const RepetitionPolicy& p = run.repetitions;
+  if (p.blocks) {
+    std::string line = p.blocks_adaptive
+                           ? fmt::format("ranked in blocks: at least {} per group, more until its leader is told apart (at "
+                                         "most {}, within the {} budget)", p.blocks_min, p.blocks_max, budget_text(p.budget_s))
+                           : fmt::format("ranked in {}", counted(p.blocks_min, "block", "blocks"));
+    line += "; in each block every contender ran once in a fresh random order and the fastest twice (the A/A control); "
+            "a strategy's figure is its ratio to the leader's in the same block";
+    line += p.tie_margin_given ? fmt::format("; ties: intervals that reach the leader, or means within {} of it (--tie-margin)",
+                                             percent_text(p.tie_margin))
+                               : "; ties: intervals that reach the leader, or means within the A/A control's margin";
+    if (p.budget_ran_out) line += "; the budget ran out before every leader was told apart";
+    return line;
+  }
   if (!p.automatic) {
     return p.fixed == 1 ? "1 repetition per cell: no intervals, so nothing can be told from noise "
                           "(--repetitions auto --budget 10m repeats each cell until it can)"
@@ -67,6 +97,14 @@ std::string ranked_figures(const RankedCell& r, const std::string& unit) {
 }
 
 std::string ranked_figures(const RankedStrategy& s, const std::string& unit) {
+  if (s.vs_leader.n > 0) {  // ranked by blocks
+    std::string out = fmt::format("{:.0f} {} {} ({}, {})", s.rate.mean, unit, interval_text(s.rate),
+                                  counted(s.rate.n, "block", "blocks"), to_string(s.start));
+    if (s.vs_leader.mean != 0 || s.vs_leader.hi != 0) out += fmt::format(", {} against the leader", versus_leader_text(s.vs_leader));
+    if (s.uss_mb > 0) out += fmt::format(", {:.0f} MiB/worker", s.uss_mb);
+    if (s.launch_ms > 0) out += fmt::format(", launch {:.0f} ms", s.launch_ms);
+    return out;
+  }
   std::string reps = fmt::format("{} rep{}", s.rate.n, s.rate.n == 1 ? "" : "s");
   if (s.starts.size() > 1) {
     std::string starts;
@@ -89,16 +127,19 @@ std::string group_title(const RankingGroup& g) {
 
 std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
-  std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and "
-                    "process count (= tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
-                    "strategy's start methods are pooled unless told apart)\n";
+  std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and process count ";
+  out += run.repetitions.blocks ? "(= tied: the 95 % interval of its ratio to the fastest, block by block, reaches 0; ≈ tied: that "
+                                  "ratio within the tie margin)\n"
+                                : "(= tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
+                                  "strategy's start methods are pooled unless told apart)\n";
   out += "  " + repetition_policy_line(run) + "\n";
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
   // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
-  if (!run.repetitions.automatic && run.repetitions.fixed < 2) top = 0;
+  if (!run.repetitions.automatic && !run.repetitions.blocks && run.repetitions.fixed < 2) top = 0;
   for (const RankingGroup& g : rec.groups) {
     out += fmt::format("  {}: {}\n", group_title(g), g.verdict);
-    if (top == 0) continue;
+    if (g.control) out += "    " + control_text(g) + "\n";
+    if (top == 0 || g.strategies.size() < 2) continue;
     int shown = 0;
     for (const RankedStrategy& s : g.strategies) {
       if (shown == top) {
@@ -125,9 +166,10 @@ std::string render_recommendation_markdown(const RunResult& run) {
   out += repetition_policy_line(run) + ".\n\n";
   if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
   for (const RankingGroup& g : rec.groups) {
-    out += fmt::format("**{}**: {}\n\n| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
+    const std::string control = g.control ? control_text(g) + ".\n\n" : "";
+    out += fmt::format("**{}**: {}\n\n{}| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
                        "|---|---|---|---:|---|---:|---|---:|---:|\n",
-                       group_title(g), g.verdict, g.unit);
+                       group_title(g), g.verdict, control, g.unit);
     for (const RankedStrategy& s : g.strategies) {
       std::string starts;
       for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;

@@ -13,7 +13,7 @@
 source "$(dirname "$0")/test_lib.sh" "$@"
 reps=${3:-3}
 
-"$bin" run --scenario a3c --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 10 \
+"$bin" run --blocks 0 --scenario a3c --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 10 \
   --repetitions "$reps" --format none --out "$out/all" >"$out/all.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { fail "a3c --known-bugs exited $code, want 0"; "$bin" report "$out/all/results.json" --format console | tail -30; }

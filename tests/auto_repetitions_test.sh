@@ -15,7 +15,11 @@ refused() {  # refused WORDS ARGS...: `run ARGS` exits 2 with WORDS on stderr
   [ "$rc" = 2 ] || fail "run $* exited $rc, not 2"
   grep -q -- "$words" "$out/refused.err" || fail "run $*: stderr lacks '$words': $(cat "$out/refused.err")"
 }
-refused "--budget needs --repetitions auto" --scenario hogwild --budget 10m
+refused "--budget needs --blocks auto or --repetitions auto" --scenario hogwild --blocks 3 --budget 10m
+refused "--budget needs --blocks auto or --repetitions auto" --scenario hogwild --blocks 0 --budget 10m
+refused "--blocks and --repetitions auto are two ways to repeat" --scenario hogwild --blocks 3 --repetitions auto
+refused "--blocks must be" --scenario hogwild --blocks many
+refused "--blocks cannot rank a --shard" --scenario hogwild --blocks 3 --shard 1/2
 refused "--interval needs --repetitions auto" --scenario hogwild --interval 3
 refused "--budget must be a duration" --scenario hogwild --repetitions auto --budget soon
 refused "--interval must be a number" --scenario hogwild --repetitions auto --interval 0

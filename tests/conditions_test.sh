@@ -17,7 +17,7 @@ cp /bin/sh "$out/busyneighbour"
 neighbour=$!
 trap 'kill $neighbour 2>/dev/null || true' EXIT
 sleep 0.5
-"$bin" run --scenario hogwild --start fork --procs 1 --steps 4000 --format md,none --out "$out/busy" 2>/dev/null ||
+"$bin" run --blocks 0 --scenario hogwild --start fork --procs 1 --steps 4000 --format md,none --out "$out/busy" 2>/dev/null ||
   fail "the run beside a busy neighbour exited $?"
 kill $neighbour
 "$bin" report "$out/busy/results.json" --format console --color never >"$out/busy.txt"

@@ -209,7 +209,7 @@ done
 small=$out/small
 mkdir -p "$small"
 if mount -t tmpfs -o size=24m tmpfs "$small" 2>"$out/mount.err"; then
-  "$bin" run --scenario locked/whole-step,hogwild/lock-free,inference/read-only --start fork,spawn --procs 1,2 \
+  "$bin" run --blocks 0 --scenario locked/whole-step,hogwild/lock-free,inference/read-only --start fork,spawn --procs 1,2 \
     --steps 200 --out "$small/run" --format none >"$out/full.out" 2>"$out/full.err" &
   run=$!
   for _ in $(seq 100); do [ -f "$small/run/results.json" ] && break; sleep 0.1; done

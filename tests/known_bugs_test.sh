@@ -11,7 +11,7 @@ source "$(dirname "$0")/test_lib.sh" "$@"
 # cases, exec's fork-after-OpenMP hang).
 quick=(--steps 200 --hang-timeout 3 --stacks proc --format none)
 
-"$bin" run --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 3 --stacks proc --out "$out/all" \
+"$bin" run --blocks 0 --known-bugs --start fork,spawn,forkserver --procs 1,2 --steps 200 --hang-timeout 3 --stacks proc --out "$out/all" \
   >"$out/all.log" 2>&1
 code=$?
 [ $code -eq 0 ] || { fail "run --known-bugs exited $code, want 0"; "$bin" report "$out/all/results.json" --format console | tail -40; }

@@ -19,7 +19,7 @@ starts() { if [ "$quick" = quick ]; then echo "$2"; else echo "$1"; fi; }
 run_ok() {
   local name=$1
   shift
-  "$bin" run --scenario inference,hogwild,locked/whole-step,averaging,model-ipc --steps 60 --out "$out/$name" --format none "$@" \
+  "$bin" run --blocks 0 --scenario inference,hogwild,locked/whole-step,averaging,model-ipc --steps 60 --out "$out/$name" --format none "$@" \
     >"$out/$name.log" 2>&1
   local code=$?
   [ $code -eq 0 ] || { tail -20 "$out/$name.log"; fail "$name: exit $code, want 0"; }
@@ -67,7 +67,7 @@ PY
 refused() {
   local name=$1 word=$2
   shift 2
-  "$bin" run --scenario hogwild --steps 10 --out "$out/$name" --format none "$@" >"$out/$name.out" 2>"$out/$name.err"
+  "$bin" run --blocks 0 --scenario hogwild --steps 10 --out "$out/$name" --format none "$@" >"$out/$name.out" 2>"$out/$name.err"
   local code=$?
   [ $code -eq 2 ] || fail "$name: exit $code, want 2"
   [ "$(wc -l <"$out/$name.err")" -eq 1 ] || fail "$name: want one line, got: $(cat "$out/$name.err")"

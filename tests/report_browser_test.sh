@@ -11,7 +11,7 @@ set -euo pipefail
 bin=$1
 out=$2
 rm -rf "$out" && mkdir -p "$out"
-"$bin" run --scenario locked,hogwild,inference,locked/local-lock,ipc/cuda --start fork,forkserver --procs 1,2 --steps 300 \
+"$bin" run --blocks 0 --scenario locked,hogwild,inference,locked/local-lock,ipc/cuda --start fork,forkserver --procs 1,2 --steps 300 \
   --repetitions 2 --out "$out/run" --format none
 "$bin" report "$out/run/results.json" --format html --out "$out" >/dev/null
 

@@ -27,7 +27,7 @@ victim=$out/victim  # what a planted symlink points at: it must stay empty
 run_with_neighbour() {
   local name=$1 scenarios=$2
   shift 2
-  "$bin" run --scenario "$scenarios" --start fork,spawn,forkserver --procs 2 --repetitions 2 \
+  "$bin" run --blocks 0 --scenario "$scenarios" --start fork,spawn,forkserver --procs 2 --repetitions 2 \
     --out "$out/$name" --format console >"$out/$name.log" 2>&1 &
   local runner=$!
   sleep 0.3
@@ -62,7 +62,7 @@ run_with_neighbour gloo averaging/params-gloo,averaging/grads-gloo --no-tcp
 # Squatting: the neighbour makes, first, every /dev/shm name a run would make if names followed from
 # the runner's pid alone ("sharebench-<pid>-ipc-<cell>-<size>-<slot>"); O_EXCL would then fail the
 # cell ("File exists"). Names carry a random part drawn per run, so the cells run as usual.
-"$bin" run --scenario ipc/named-fresh,model-ipc/named --start fork,spawn --procs 2 --repetitions 2 \
+"$bin" run --blocks 0 --scenario ipc/named-fresh,model-ipc/named --start fork,spawn --procs 2 --repetitions 2 \
   --out "$out/squat" --format console >"$out/squat.log" 2>&1 &
 runner=$!
 runuser -u "$neighbour" -- python3 - "$runner" >"$out/squat-neighbour.log" 2>&1 <<'PY' &

@@ -6,11 +6,11 @@
 source "$(dirname "$0")/test_lib.sh" "$@"
 matrix=(--scenario locked,deadlock/same-order,ipc/cuda --start fork,spawn --procs 1,2 --steps 50 --format none)
 
-"$bin" run "${matrix[@]}" --out "$out/whole" >/dev/null 2>&1 || fail "unsharded run"
+"$bin" run --blocks 0 "${matrix[@]}" --out "$out/whole" >/dev/null 2>&1 || fail "unsharded run"
 for k in 1 2 3; do
-  "$bin" run "${matrix[@]}" --shard "$k/3" --out "$out/shard$k" >/dev/null 2>&1 || fail "shard $k/3"
+  "$bin" run --blocks 0 "${matrix[@]}" --shard "$k/3" --out "$out/shard$k" >/dev/null 2>&1 || fail "shard $k/3"
 done
-GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=3 "$bin" run "${matrix[@]}" --out "$out/gtest2" >/dev/null 2>&1 || fail "GTEST shard"
+GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=3 "$bin" run --blocks 0 "${matrix[@]}" --out "$out/gtest2" >/dev/null 2>&1 || fail "GTEST shard"
 "$bin" merge "$out/shard3/results.json" "$out/shard1/results.json" "$out/shard2/results.json" --out "$out/merged" \
   || fail "merge exited $?"
 

@@ -30,7 +30,7 @@ fail() { echo "FAIL: $*"; status=1; }
 run() {
   local name=$1 want=$2
   shift 2
-  "$bin" run "$@" --start thread --procs 2 --hang-timeout 120 --deadline 600 --format none --out "$out/$name" \
+  "$bin" run --blocks 0 "$@" --start thread --procs 2 --hang-timeout 120 --deadline 600 --format none --out "$out/$name" \
     >"$out/$name.log" 2>&1
   local code=$?
   [ "$code" -eq "$want" ] || { tail -30 "$out/$name.log"; fail "$name: exited $code, want $want"; }

@@ -93,6 +93,7 @@ std::string verdict_of(const RankingGroup& g, double tie_margin) {
                      percent_text(best.rate.mean / second.rate.mean - 1), second.strategy, how);
 }
 
+
 }  // namespace
 
 std::string ranking_metric(ScenarioKind kind) {
@@ -160,10 +161,11 @@ std::vector<std::string> RankingGroup::best_strategies() const {
 }
 
 Recommendation recommend(const RunResult& run) {
-  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0, run.repetitions.tie_margin);
+  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0, run.repetitions.tie_margin,
+                         run.repetitions.tie_margin_given);
 }
 
-Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin) {
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin, bool tie_margin_given) {
   Recommendation rec;
   rec.target = target;
   rec.tie_margin = tie_margin;
@@ -171,12 +173,15 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
   // kind, processes, model and batch: only cells doing the same work are ranked against each other
   std::map<std::tuple<int, int, std::string, std::int64_t>, RankingGroup> groups;
   std::map<std::string, std::vector<double>> values;  // by cell id
+  std::map<std::tuple<int, int, std::string, std::int64_t>, std::vector<const CellResult*>> members_of;
   for (const CellResult& c : cells) {
     if (auto why = ranking_exclusion(c)) {
       rec.excluded.push_back(*why);
       continue;
     }
-    RankingGroup& g = groups[{static_cast<int>(c.kind), c.config.procs, model_of(c), c.config.workload.batch}];
+    const auto key = std::make_tuple(static_cast<int>(c.kind), c.config.procs, model_of(c), c.config.workload.batch);
+    members_of[key].push_back(&c);
+    RankingGroup& g = groups[key];
     g.kind = c.kind;
     g.procs = c.config.procs;
     g.model = model_of(c);
@@ -232,7 +237,11 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
         r.settled = r.settled || (s.pooled && s.settled);  // settled with its strategy's other start methods
       }
     }
-    g.verdict = verdict_of(g, tie_margin);
+    g.tie_margin = tie_margin;
+    if (const std::optional<BlockRanking> blocks = rank_by_blocks(members_of[key])) {
+      apply_blocks(g, *blocks, tie_margin_given ? tie_margin : (blocks->control ? blocks->control->margin() : 0));
+    }
+    g.verdict = g.blocks > 0 ? block_verdict(g) : verdict_of(g, tie_margin);
     rec.groups.push_back(std::move(g));
   }
   return rec;

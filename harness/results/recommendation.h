@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/results/block_ranking.h"
 #include "harness/results/results.h"
 #include "harness/util/statistics.h"
 
@@ -74,6 +75,9 @@ struct RankedStrategy {
   bool tied_by_margin = false;   // tied through the margin alone: the intervals part
   double uss_mb = 0, launch_ms = 0;        // of its cell under `start`
   std::string cell;              // that cell's id
+  // Ranked by blocks (block_ranking.h): its rate over its blocks, and its ratio to the leader's
+  // rate in the same blocks (- 1); n == 0 when the group ran no blocks.
+  MeanInterval vs_leader;
 };
 
 struct RankingGroup {
@@ -87,6 +91,11 @@ struct RankingGroup {
   // "hogwild/lock-free, 12 % ahead of locked/update-only; start it with fork (...)" or "not
   // distinguishable at this budget: a, b, c; ..."; the same sentence in every report.
   std::string verdict;
+  // Ranked by blocks: how many, the A/A control, and the tie margin the group was judged with (the
+  // control's, or --tie-margin's when given); blocks == 0 when the group ran none.
+  int blocks = 0;
+  std::optional<BlockControl> control;
+  double tie_margin = 0;
   std::vector<std::string> best() const;             // the cells marked = or ≈
   std::vector<std::string> best_strategies() const;  // the fastest strategy and every one tied with it
 };
@@ -104,7 +113,9 @@ Recommendation recommend(const RunResult& run);
 // The same for cells still being run (--repetitions auto asks which cells are still contenders);
 // `target` is the interval's relative half-width a cell must reach to count as settled (0: 5 %);
 // `tie_margin`, how close to the fastest a strategy's mean must be to tie with it whatever the intervals.
-Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin = kDefaultTieMargin);
+// In a group ranked by blocks, the tie margin is the A/A control's unless `tie_margin_given`.
+Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin = kDefaultTieMargin,
+                               bool tie_margin_given = false);
 
 // The form results.json carries (docs/results-schema.md, "recommendation"); written for readers
 // and recomputed from the cells whenever a file is loaded.

@@ -28,10 +28,24 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
                             {"pooled", s.pooled}, {"mean", bound(s.rate.mean)}, {"lo", bound(s.rate.lo)}, {"hi", bound(s.rate.hi)},
                             {"repetitions", s.rate.n}, {"settled", s.settled}, {"tied_with_best", s.tied_with_best},
                             {"tied_by_margin", s.tied_by_margin}, {"uss_mb", s.uss_mb}, {"launch_ms", s.launch_ms}});
+      if (s.vs_leader.n > 0) {
+        strategies.back()["vs_leader"] = {{"mean", bound(s.vs_leader.mean)}, {"lo", bound(s.vs_leader.lo)},
+                                          {"hi", bound(s.vs_leader.hi)}, {"blocks", s.vs_leader.n}};
+      }
     }
     groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
                       {"unit", g.unit}, {"best", g.best()}, {"best_strategies", g.best_strategies()}, {"verdict", g.verdict},
                       {"strategies", strategies}, {"ranked", ranked}});
+    if (g.blocks > 0) {
+      groups.back()["blocks"] = g.blocks;
+      groups.back()["tie_margin"] = g.tie_margin;
+    }
+    if (g.control) {
+      const BlockControl& c = *g.control;
+      groups.back()["control"] = {{"strategy", c.strategy}, {"cell", c.cell}, {"mean", bound(c.difference.mean)},
+                                  {"lo", bound(c.difference.lo)}, {"hi", bound(c.difference.hi)}, {"blocks", c.difference.n},
+                                  {"margin", c.margin()}, {"false_difference", c.false_difference()}};
+    }
   }
   json excluded = json::array();
   for (const Exclusion& e : rec.excluded) excluded.push_back({{"cell", e.cell}, {"category", e.category}, {"why", e.why}});

@@ -160,6 +160,10 @@ struct Repetition {
   // --repetitions auto: the cell's first repetition, run at the steps asked for, when it timed too
   // little work and the cell's steps were raised for the rest; its checks count, its figures do not.
   bool calibration = false;
+  // Ranking blocks (harness/results/block_ranking.h): the block this repetition ran in (-1: the
+  // first pass, or a run without blocks), and whether it is the A/A control's second run of it.
+  int block = -1;
+  bool control = false;
   // In memory only, never written: the --disable-check names whose checks this repetition dropped,
   // so the command can say which names matched no check at all (a misspelling).
   std::vector<std::string> disabled_dropped;
@@ -218,6 +222,14 @@ struct RepetitionPolicy {
   // Strategies whose means are within this share of the fastest's are tied with it even when their
   // intervals part: a run's intervals do not hold the drift between runs (docs/reports.md).
   double tie_margin = kDefaultTieMargin;
+  bool tie_margin_given = false;  // --tie-margin was given: it replaces the A/A control's margin in blocks
+  // Ranking blocks after the first pass (harness/results/block_ranking.h): whether they ran, `auto`
+  // (at least blocks_min, more until each group's leader is told apart, at most blocks_max, within
+  // budget_s) or exactly blocks_min.
+  bool blocks = false;
+  bool blocks_adaptive = false;
+  int blocks_min = 0;
+  int blocks_max = 0;
 };
 
 struct RunResult {

@@ -73,7 +73,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RepetitionPolicy, automatic, fixed, target, budget_s, min_timed_s,
-                                                budget_ran_out, tie_margin)
+                                                budget_ran_out, tie_margin, tie_margin_given, blocks,
+                                                blocks_adaptive, blocks_min, blocks_max)
 
 void to_json(json& j, const Repetition& r) {
   json metrics = json::object();
@@ -94,6 +95,8 @@ void to_json(json& j, const Repetition& r) {
   if (!r.diagnosis.empty()) j["diagnosis"] = r.diagnosis;
   if (!r.notes.empty()) j["notes"] = r.notes;
   if (r.calibration) j["calibration"] = true;
+  if (r.block >= 0) j["block"] = r.block;
+  if (r.control) j["control"] = true;
 }
 void from_json(const json& j, Repetition& r) {
   r.index = j.at("index").get<int>();
@@ -115,6 +118,8 @@ void from_json(const json& j, Repetition& r) {
   r.diagnosis = j.value("diagnosis", std::string());
   r.notes = j.value("notes", std::vector<std::string>());
   r.calibration = j.value("calibration", false);
+  r.block = j.value("block", -1);
+  r.control = j.value("control", false);
 }
 
 std::string dump_json(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }

@@ -9,9 +9,6 @@
 
 namespace sharebench {
 
-namespace {
-
-// Among start methods that launch alike: fork (the fewest moving parts), then forkserver, then spawn.
 int start_preference(StartMethod m) {
   switch (m) {
     case StartMethod::kFork: return 0;
@@ -21,6 +18,8 @@ int start_preference(StartMethod m) {
   }
   return 4;
 }
+
+namespace {
 
 // Two start methods are told apart when each was measured kMinToTellApart times or more and their
 // intervals still part. With fewer, a spell of the machine (lasting seconds, it can cover all of one

@@ -10,6 +10,10 @@
 
 namespace sharebench {
 
+// Among start methods that launch alike: fork (the fewest moving parts), then forkserver, then
+// spawn, then threads; the smaller, the earlier. Ranking blocks run a strategy under its first.
+int start_preference(StartMethod m);
+
 // One strategy from its cells (fastest first) and each cell's figures: pooled when every start
 // method was measured 3 times or more and no two were told apart (intervals apart after 6
 // repetitions each); otherwise ranked by its fastest start method. `settle` is the relative

@@ -68,6 +68,38 @@ void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRep
                elapsed(), how.c_str());
 }
 
+// Ranking blocks after the first pass (ranking_blocks.h): the contenders' steps raised first where
+// their first-pass repetition timed too little, then block after block.
+void rank_in_blocks(std::vector<PlannedCell>& plans, RunResult& run, const BlockPolicy& policy, const std::string& binary,
+                    const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
+                    const std::function<void()>& save, bool interactive) {
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  AutoRepetitions timing;  // the least timed work a block's repetition does: --repetitions auto's
+  for (const std::vector<std::size_t>& group : block_groups(run.cells, policy.tie_margin)) {
+    for (std::size_t i : group) calibrate(run.cells[i], plans[i], timing, binary);
+  }
+  save();
+  const RunInBlock run_one = [&](std::size_t i, int block, bool control) {
+    CellResult& cell = run.cells[i];
+    line.cell(run.cells.size(), fmt::format("{} block {}{}", cell.config.id(), block + 1, control ? " (A/A)" : ""));
+    Repetition rep = run_repetition(plans[i], static_cast<int>(cell.repetitions.size()), sink);
+    rep.block = block;
+    rep.control = control;
+    cell.repetitions.push_back(std::move(rep));
+    save();
+  };
+  const BlockNews news = [&](const std::string& what) {
+    if (!interactive) std::fprintf(stderr, "sharebench: %s, %.0f s in\n", what.c_str(), elapsed());
+  };
+  const BlocksRan ran = run_ranking_blocks(run.cells, policy, run_one, elapsed, news);
+  run.repetitions.budget_ran_out = ran.budget_ran_out;
+  line.clear();
+  if (ran.groups == 0) return;
+  std::fprintf(stderr, "sharebench: ranking blocks: %s over %s, %zu repetitions, %.0f s in all%s\n",
+               counted(ran.rounds, "block", "blocks").c_str(), counted(static_cast<long long>(ran.groups), "group", "groups").c_str(),
+               ran.repetitions, elapsed(), ran.budget_ran_out ? "; the budget ended before every leader was told apart" : "");
+}
+
 }  // namespace
 
 namespace {
@@ -119,6 +151,16 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   run.repetitions = policy.enabled ? RepetitionPolicy{true, policy.min_repetitions, policy.target, policy.budget_s,
                                                       policy.min_timed_s, false, policy.tie_margin}
                                    : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false, policy.tie_margin};
+  const BlockPolicy& blocks = options.blocks;
+  run.repetitions.tie_margin_given = blocks.tie_margin_given;
+  if (blocks.enabled && !policy.enabled) {
+    run.repetitions.blocks = true;
+    run.repetitions.blocks_adaptive = blocks.adaptive;
+    run.repetitions.blocks_min = blocks.min_blocks;
+    run.repetitions.blocks_max = blocks.adaptive ? blocks.max_blocks : blocks.min_blocks;
+    run.repetitions.budget_s = blocks.adaptive ? blocks.budget_s : 0;
+    run.repetitions.min_timed_s = AutoRepetitions{}.min_timed_s;
+  }
   const int first_repetitions = policy.enabled ? 1 : options.repetitions;  // auto: the pilots first
   const auto started = std::chrono::steady_clock::now();
   std::vector<PlannedCell> plans = options.cells;
@@ -146,6 +188,9 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   if (policy.enabled) {
     plans.resize(run.cells.size());
     settle_cells(plans, run, policy, binary, started, line, options.progress ? sink : ProgressSink{}, save);
+  } else if (run.repetitions.blocks && !interrupt_requested()) {
+    plans.resize(run.cells.size());
+    rank_in_blocks(plans, run, blocks, binary, started, line, options.progress ? sink : ProgressSink{}, save, options.progress);
   }
   line.clear();
 

@@ -13,6 +13,7 @@
 #include "harness/results/results.h"
 #include "harness/plan/matrix.h"
 #include "harness/runner/adaptive_repetitions.h"
+#include "harness/runner/ranking_blocks.h"
 
 namespace sharebench {
 
@@ -20,6 +21,7 @@ struct RunnerOptions {
   std::vector<PlannedCell> cells;  // every option that changes a cell is in its config
   int repetitions = 1;
   AutoRepetitions auto_repetitions;  // enabled: --repetitions auto (repetitions is ignored)
+  BlockPolicy blocks;                // enabled: ranking blocks after the first pass (ranking_blocks.h)
   std::string out_dir;            // empty: runs_root/<run id>, with runs_root/latest
   std::string runs_root = "runs";
   std::vector<std::string> command;  // argv, recorded; its first word is the binary of repro lines
