@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "scenarios/exec/program_supervisor.h"
 #include "harness/plan/matrix.h"
+#include "harness/plan/resource_limits.h"
 #include "harness/scenario/scenario_option.h"
 #include "harness/plan/cell_flags.h"
 #include "harness/watchdog/process_probe.h"
@@ -26,6 +27,7 @@ namespace {
 struct ExecFlags {
   std::vector<std::string> command, mp_starts, formats{"console"};
   std::string workdir, out, repetitions = "1", color = "auto";
+  bool readable_results = false;
   std::map<std::string, std::vector<std::string>> cell_values;
 };
 }  // namespace
@@ -55,6 +57,9 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
     else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+  cmd->add_flag("--readable-results", f->readable_results,
+                "let every user read the results and reports (folder 0755, files 0644); by default they are the owner's "
+                "alone (0700, 0600), since they hold what the program printed, secrets included");
   add_format_option(*cmd, f->formats, true, "the run directory");
   add_color_option(*cmd, f->color);
 
@@ -123,6 +128,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
         if (!seen) unique.push_back(c);
       }
       cells = std::move(unique);
+      ensure_resource_limits(resource_needs(cells));  // as run's: a limit too low is refused, not blamed on the program
     } catch (const UsageError& e) {
       return usage_error(e.what());
     }
@@ -130,6 +136,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
     options.cells = std::move(cells);
     options.repetitions = request.repetitions;
     options.out_dir = absolute_out_dir(f->out);  // the program may change or remove the directory it started in
+    options.readable_results = f->readable_results;
     options.command.assign(argv, argv + argc);
     return run_and_report(std::move(options), f->formats, f->color, request.base);
   };

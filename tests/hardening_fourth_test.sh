@@ -14,7 +14,10 @@
 #      without the runner's pid, which no later run's sweep removed. Now the next run removes it
 #   5. TERM while the reports were written was swallowed: exit 0. Now it stops the writing: 143
 #   4. a program's printed secrets (API_TOKEN=...) were readable by every user in results.json and
-#      the reports. Now an exec run's folder is 0700 and its files 0600; a run's stay 0755/0644
+#      the reports. Now an exec run's folder is 0700 and its files 0600 (0755/0644 when asked, with
+#      exec --readable-results); a run's stay 0755/0644
+#   5. INT, TERM or HUP sent to exec's supervisor: recorded as its death by that signal, the
+#      program gone with it
 #   7. report.md and report.html carried a program's raw terminal escapes (ESC]0;...BEL, ESC[2J)
 #   2. a disk that filled mid-run left results.json saying "running" and exited 3 ("internal
 #      error"); a full disk at start and a results.json that is a directory exited 3 too. Now:
@@ -129,6 +132,30 @@ print(f"ok: SIG{sys.argv[2]} to a fork worker: {rep['status_message'][:80]}")
 PY
 done
 
+# ... and to exec's supervisor (its one worker): recorded as its death by that signal, the cell
+# unexpected, and the program it supervised gone with it (the guard).
+for sig in TERM INT HUP; do
+  marker="sharebench-supervised-$sig-$$"
+  "$bin" exec --out "$out/sup-$sig" --format none -- "$py" -c "import time; time.sleep(60)" "$marker" >/dev/null 2>&1 &
+  run=$!
+  supervisor=""
+  for _ in $(seq 100); do supervisor=$(pgrep -x -P $run sharebench-r0 | head -1); [ -n "$supervisor" ] && pgrep -f "$marker" >/dev/null && break; sleep 0.05; done
+  [ -n "$supervisor" ] && kill -s $sig "$supervisor"
+  wait $run
+  code=$?
+  [ -n "$supervisor" ] || fail "SIG$sig to exec's supervisor: no supervisor found to signal"
+  [ $code -eq 1 ] || fail "SIG$sig to exec's supervisor: the run exited $code, want 1 (an unexpected cell)"
+  for _ in $(seq 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
+  pgrep -f "$marker" >/dev/null && { fail "SIG$sig to exec's supervisor: the program outlived it"; pkill -f "$marker"; }
+  "$py" - "$out/sup-$sig/results.json" "$sig" <<'PY' || fail "SIG$sig to exec's supervisor was not recorded"
+import json, signal, sys
+rep = json.load(open(sys.argv[1]))["cells"][0]["repetitions"][0]
+number = int(getattr(signal, "SIG" + sys.argv[2]))
+assert rep["status"] == "worker-failed" and f"rank 0: signal {number}" in rep["status_message"], rep["status_message"]
+print(f"ok: SIG{sys.argv[2]} to exec's supervisor: {rep['status_message'][:80]}")
+PY
+done
+
 # ... while Ctrl-C at a terminal, which reaches the whole process group, still interrupts the cell
 # (the workers die of it too now; the runner was interrupted, so that is no worker failure).
 "$py" - "$bin" "$out/group-int" <<'PY' || fail "Ctrl-C to the whole process group"
@@ -193,7 +220,16 @@ for f in results.json report.md report.html; do
   [ "$(stat -c %a "$out/secret/$f")" = 600 ] || fail "an exec run's $f is $(stat -c %a "$out/secret/$f"), want 600"
 done
 [ "$(stat -c %a "$out/base/results.json")" = 644 ] || fail "a run's results.json is $(stat -c %a "$out/base/results.json"), want 644"
-echo "ok: an exec run's folder 700 and files 600; a run's results 644"
+# ... unless the user asks otherwise, and then `report` later keeps the same modes.
+"$bin" exec --readable-results --out "$out/shared-secret" --format md -- "$py" -c 'print("API_TOKEN=s3cr3t")' >/dev/null 2>&1
+[ "$(stat -c %a "$out/shared-secret")" = 755 ] || fail "exec --readable-results: folder $(stat -c %a "$out/shared-secret"), want 755"
+for f in results.json report.md; do
+  [ "$(stat -c %a "$out/shared-secret/$f")" = 644 ] || fail "exec --readable-results: $f is $(stat -c %a "$out/shared-secret/$f"), want 644"
+done
+rm -f "$out/shared-secret/report.md"
+"$bin" report "$out/shared-secret/results.json" --format md >/dev/null 2>&1 || fail "report of the readable exec run"
+[ "$(stat -c %a "$out/shared-secret/report.md")" = 644 ] || fail "report of a readable exec run wrote report.md $(stat -c %a "$out/shared-secret/report.md")"
+echo "ok: an exec run's folder 700 and files 600 (755 and 644 with --readable-results); a run's results 644"
 
 # --- 7. no terminal escape in any report file ----------------------------------------------------
 printf '%s\n' 'import sys' \

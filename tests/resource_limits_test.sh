@@ -2,7 +2,7 @@
 # Resource limits too low for the planned matrix are refused before anything starts: exit 2, one
 # line naming the limit, no run directory, never a hang (every run is under `timeout -s KILL`).
 # A soft limit below the need but a hard limit above it is raised and the run passes; a limit
-# that suffices is not refused. RLIMIT_NPROC does not apply to root, so those cases run as a
+# that suffices is not refused. `exec` has the same preflight. RLIMIT_NPROC does not apply to root, so those cases run as a
 # second user (made with useradd: needs root; skipped else, saying so).
 # usage: resource_limits_test.sh SHAREBENCH OUTDIR
 source "$(dirname "$0")/test_lib.sh" "$@"
@@ -21,6 +21,8 @@ cell="run --scenario locked/whole-step --start fork --procs 1 --steps 100 --form
 run_limited() {
   local name=$1 as=$2 seconds=$3 prefix=$4 args=$5
   local cmd="$prefix; exec $bin $args --out $out/$name"
+  # exec's program comes after "--": the --out goes before it
+  [[ $args == *" -- "* ]] && cmd="$prefix; exec $bin ${args%% -- *} --out $out/$name -- ${args#* -- }"
   if [ "$as" = user ]; then
     timeout -s KILL "$seconds" runuser -u "$user" -- bash -c "$cmd" >"$out/$name.out" 2>"$out/$name.err"
   else
@@ -65,6 +67,9 @@ code=$?
 grep -q "^a3c:" "$out/nproc-3-busy-list.out" || fail "nproc-3-busy-list: no scenario listed"
 grep -q "pthread_create failed" "$out/nproc-3-busy-list.err" && fail "nproc-3-busy-list: OpenBLAS still failed to start its pool"
 expect_refused nproc-3-busy RLIMIT_NPROC user "$hold" "$cell"
+# exec has run's preflight: the limit is refused with one line, not blamed on the program ("fork failed").
+expect_refused exec-nproc-3 RLIMIT_NPROC user "ulimit -u 3" "exec --format none -- /bin/true"
+expect_refused exec-nofile-6 RLIMIT_NOFILE root "ulimit -n 6" "exec --format none -- /bin/true"
 expect_passes nproc-enough user "ulimit -u 100" "$cell"
 expect_passes nofile-soft-raised root "ulimit -Sn 20" "run --scenario locked/whole-step,averaging/params-gloo --start fork,thread --procs 4 --steps 100 --format none"
 exit $status

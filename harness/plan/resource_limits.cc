@@ -27,6 +27,10 @@ constexpr long kRunnerTasksBeyondPool = 3;
 constexpr long kBaseDescriptors = 64;
 constexpr long kDescriptorsPerRankInProcess = 2;
 constexpr long kDescriptorsPerRankInThreads = 16;
+// A program under exec: its supervisor and the guard beside it, and a program of a parent and two
+// workers at the least (its own may have more: the estimate can only be a floor).
+constexpr long kExecSupervisorTasks = 2;
+constexpr long kExecProgramProcesses = 3;
 
 std::string limit_text(rlim_t v) { return v == RLIM_INFINITY ? "unlimited" : std::to_string(v); }
 
@@ -54,11 +58,15 @@ ResourceNeeds resource_needs(const std::vector<PlannedCell>& cells) {
   for (const PlannedCell& p : cells) {
     const CellConfig& c = p.config;
     const long per_worker = kTasksPerWorkerBeyondPool + c.workload.threads_per_worker;
-    const long tasks = kRunnerTasksBeyondPool + pool + c.procs * per_worker;
+    const bool program = !c.command.empty();
+    const long workers = program ? kExecProgramProcesses : c.procs;
+    const long tasks = kRunnerTasksBeyondPool + pool + workers * per_worker + (program ? kExecSupervisorTasks : 0);
     if (tasks > needs.tasks) {
       needs.tasks = tasks;
-      widest = c.procs;
-      needs.why_tasks = fmt::format("the runner {} and {} worker(s) x {}", kRunnerTasksBeyondPool + pool, c.procs, per_worker);
+      widest = workers;
+      needs.why_tasks = program ? fmt::format("the runner {}, exec's supervisor and guard, and a program of at least {} "
+                                              "processes x {}", kRunnerTasksBeyondPool + pool, workers, per_worker)
+                                : fmt::format("the runner {} and {} worker(s) x {}", kRunnerTasksBeyondPool + pool, c.procs, per_worker);
     }
     const long per_rank = c.start == StartMethod::kThread ? kDescriptorsPerRankInThreads : kDescriptorsPerRankInProcess;
     needs.descriptors = std::max(needs.descriptors, kBaseDescriptors + c.procs * per_rank);

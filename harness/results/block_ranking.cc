@@ -14,10 +14,7 @@
 
 namespace sharebench {
 
-double BlockControl::margin() const {
-  if (!difference.bounded()) return 0;
-  return std::fabs(difference.mean) + (difference.hi - difference.lo) / 2;
-}
+double BlockControl::margin() const { return difference.n >= 2 ? typical : 0; }
 
 bool BlockControl::false_difference() const { return difference.bounded() && (difference.lo > 0 || difference.hi < 0); }
 
@@ -40,11 +37,14 @@ std::optional<BlockControl> control_of(const CellResult& cell) {
     (r.control ? second : first)[r.block] = v;
   }
   if (second.empty()) return std::nullopt;
-  std::vector<double> diffs;
+  std::vector<double> diffs, distances;
   for (const auto& [block, v] : second) {
-    if (first.count(block)) diffs.push_back(first[block] / v - 1);
+    if (!first.count(block)) continue;
+    diffs.push_back(first[block] / v - 1);
+    distances.push_back(std::fabs(diffs.back()));
   }
   BlockControl c;
+  c.typical = distances.empty() ? 0 : median(distances);
   c.strategy = cell.config.scenario + "/" + cell.config.variant;
   c.cell = cell.config.id();
   c.difference = mean_interval_95(diffs);

@@ -4,8 +4,8 @@
 // A/A control) twice. A strategy's figure in a block is its ratio to the leader's in the same block,
 // so what the machine did during that block (a neighbour, the clock, a slow drift) cancels; the
 // interval comes from the spread of those ratios across blocks. The control's two runs in a block
-// say how far apart one strategy lands from itself in this run: that difference, with its interval,
-// is this run's own tie margin, recorded, instead of a constant measured on another machine.
+// say how far apart one strategy lands from itself in this run: the typical such distance is this
+// run's own tie margin, recorded, instead of a constant measured on another machine.
 // Pure: computed from the repetitions' block numbers, so `report` on an old file gives the same answer.
 #pragma once
 
@@ -36,8 +36,11 @@ struct BlockControl {
   std::string strategy;
   std::string cell;
   MeanInterval difference;  // (its first run / its second run in the block) - 1, over the blocks
-  // The largest difference the strategy showed against itself: |mean| + the interval's half-width
-  // (0 with fewer than two blocks). This run's tie margin, unless --tie-margin says otherwise.
+  double typical = 0;       // the median of |that difference| over the blocks
+  // How far apart the strategy typically landed from itself within a block: the median distance
+  // (0 with fewer than two blocks). A median, not an interval's bound: on a machine whose runs
+  // now and then land at half speed, one such block would otherwise tie anything. This run's tie
+  // margin, unless --tie-margin says otherwise.
   double margin() const;
   // The A/A interval excludes 0: this run found a difference where there is none.
   bool false_difference() const;

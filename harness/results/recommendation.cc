@@ -94,6 +94,16 @@ std::string verdict_of(const RankingGroup& g, double tie_margin) {
 }
 
 
+// The group's ties and verdict: by blocks where its cells ran in blocks (the margin the A/A
+// control's unless --tie-margin was given), else by intervals and the tie margin.
+void judge_group(RankingGroup& g, const std::vector<const CellResult*>& members, double tie_margin, bool tie_margin_given) {
+  g.tie_margin = tie_margin;
+  if (const std::optional<BlockRanking> blocks = rank_by_blocks(members)) {
+    apply_blocks(g, *blocks, tie_margin_given ? tie_margin : (blocks->control ? blocks->control->margin() : 0));
+  }
+  g.verdict = g.blocks > 0 ? block_verdict(g) : verdict_of(g, tie_margin);
+}
+
 }  // namespace
 
 std::string ranking_metric(ScenarioKind kind) {
@@ -237,11 +247,7 @@ Recommendation recommend_cells(const std::vector<CellResult>& cells, double targ
         r.settled = r.settled || (s.pooled && s.settled);  // settled with its strategy's other start methods
       }
     }
-    g.tie_margin = tie_margin;
-    if (const std::optional<BlockRanking> blocks = rank_by_blocks(members_of[key])) {
-      apply_blocks(g, *blocks, tie_margin_given ? tie_margin : (blocks->control ? blocks->control->margin() : 0));
-    }
-    g.verdict = g.blocks > 0 ? block_verdict(g) : verdict_of(g, tie_margin);
+    judge_group(g, members_of[key], tie_margin, tie_margin_given);
     rec.groups.push_back(std::move(g));
   }
   return rec;

@@ -44,7 +44,7 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
       const BlockControl& c = *g.control;
       groups.back()["control"] = {{"strategy", c.strategy}, {"cell", c.cell}, {"mean", bound(c.difference.mean)},
                                   {"lo", bound(c.difference.lo)}, {"hi", bound(c.difference.hi)}, {"blocks", c.difference.n},
-                                  {"margin", c.margin()}, {"false_difference", c.false_difference()}};
+                                  {"typical", c.typical}, {"margin", c.margin()}, {"false_difference", c.false_difference()}};
     }
   }
   json excluded = json::array();

@@ -244,6 +244,9 @@ struct RunResult {
   ShardInfo shard;
   std::vector<std::string> merged_from;  // run ids of the shards `merge` joined, in order
   RepetitionPolicy repetitions;
+  // exec --readable-results: the results and reports, which hold what the program printed, are
+  // readable by every user (0644) instead of their owner's alone (0600).
+  bool readable_results = false;
   std::vector<CellResult> cells;
 };
 

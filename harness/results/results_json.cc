@@ -252,6 +252,7 @@ json results_to_json(const RunResult& run) {
          {"cells", cells}};
   if (!run.merged_from.empty()) j["merged_from"] = run.merged_from;
   if (!run.stop_reason.empty()) j["stop_reason"] = run.stop_reason;
+  if (run.readable_results) j["readable_results"] = true;
   j["recommendation"] = recommendation_json(recommend(run));  // written for readers; recomputed on load
   return j;
 }
@@ -278,6 +279,7 @@ RunResult results_from_json(const json& j) {
     run.shard = j.value("shard", ShardInfo{});
     run.merged_from = j.value("merged_from", std::vector<std::string>{});
     run.repetitions = j.value("repetition_policy", RepetitionPolicy{});
+    run.readable_results = j.value("readable_results", false);
     run.cells = j.at("cells").get<std::vector<CellResult>>();
   } catch (const json::exception& e) {
     throw ResultsFormatError(fmt::format("results file is malformed: {}", e.what()));

@@ -74,9 +74,21 @@ void rank_in_blocks(std::vector<PlannedCell>& plans, RunResult& run, const Block
                     const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
                     const std::function<void()>& save, bool interactive) {
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-  AutoRepetitions timing;  // the least timed work a block's repetition does: --repetitions auto's
+  // The least timed work a block's repetition does is --repetitions auto's. Every contender of a
+  // group then runs the same steps, the most any of them needs: a rate can depend on the steps
+  // (a reused buffer pays off over more messages), so unequal work would not compare.
+  const AutoRepetitions timing;
   for (const std::vector<std::size_t>& group : block_groups(run.cells, policy.tie_margin)) {
-    for (std::size_t i : group) calibrate(run.cells[i], plans[i], timing, binary);
+    std::int64_t steps = 0;
+    for (std::size_t i : group) {
+      steps = std::max(steps, calibrated_steps(run.cells[i], timing).value_or(run.cells[i].config.workload.steps));
+    }
+    for (std::size_t i : group) {
+      if (run.cells[i].config.workload.steps == steps) continue;
+      run.cells[i].repetitions.back().calibration = true;
+      plans[i].config.workload.steps = run.cells[i].config.workload.steps = steps;
+      run.cells[i].repro = repro_command(binary, plans[i].config, 1);
+    }
   }
   save();
   const RunInBlock run_one = [&](std::size_t i, int block, bool control) {
@@ -119,6 +131,41 @@ void save_results(const RunDirectory& dir, RunResult& run, std::size_t done, std
                                       dir.file("results.json")));
   }
 }
+// What results.json records of how the cells were repeated: --repetitions (N or auto), --blocks.
+RepetitionPolicy repetition_policy_of(const RunnerOptions& options) {
+  const AutoRepetitions& policy = options.auto_repetitions;
+  RepetitionPolicy p = policy.enabled ? RepetitionPolicy{true, policy.min_repetitions, policy.target, policy.budget_s,
+                                                         policy.min_timed_s, false, policy.tie_margin}
+                                      : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false, policy.tie_margin};
+  const BlockPolicy& blocks = options.blocks;
+  p.tie_margin_given = blocks.tie_margin_given;
+  if (blocks.enabled && !policy.enabled) {
+    p.blocks = true;
+    p.blocks_adaptive = blocks.adaptive;
+    p.blocks_min = blocks.min_blocks;
+    p.blocks_max = blocks.adaptive ? blocks.max_blocks : blocks.min_blocks;
+    p.budget_s = blocks.adaptive ? blocks.budget_s : 0;
+    p.min_timed_s = AutoRepetitions{}.min_timed_s;
+  }
+  return p;
+}
+
+// A new run's results before any cell: its id, command, machine and policies.
+RunResult run_header(const RunnerOptions& options) {
+  RunResult run;
+  run.run_id = fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), ::getpid());
+  run.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  run.command = options.command;
+  run.environment = collect_environment();
+  run.shard = options.shard;
+  if (!options.cells.empty()) {
+    run.environment["threads_per_worker"] = std::to_string(options.cells.front().config.workload.threads_per_worker);
+  }
+  run.readable_results = options.readable_results;
+  run.repetitions = repetition_policy_of(options);
+  return run;
+}
+
 }  // namespace
 
 RunOutcome run_matrix(const RunnerOptions& options) {
@@ -128,17 +175,11 @@ RunOutcome run_matrix(const RunnerOptions& options) {
   }
   RunOutcome out;
   RunResult& run = out.result;
-  run.run_id = fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), ::getpid());
-  run.started_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
-  run.command = options.command;
-  run.environment = collect_environment();
-  run.shard = options.shard;
-  if (!options.cells.empty()) {
-    run.environment["threads_per_worker"] = std::to_string(options.cells.front().config.workload.threads_per_worker);
-  }
-  // A program's output (exec) may hold what it printed of its secrets: the owner's alone.
-  const bool owner_only = std::any_of(options.cells.begin(), options.cells.end(),
-                                      [](const PlannedCell& c) { return !c.config.command.empty(); });
+  run = run_header(options);
+  // A program's output (exec) may hold what it printed of its secrets: the owner's alone, unless
+  // asked otherwise (exec --readable-results).
+  const bool owner_only = !options.readable_results && std::any_of(options.cells.begin(), options.cells.end(),
+                                                                   [](const PlannedCell& c) { return !c.config.command.empty(); });
   const RunDirectory dir = RunDirectory::create(options.out_dir, options.runs_root, run.run_id, owner_only);
   out.results_path = dir.file("results.json");
   std::size_t done = 0;
@@ -148,19 +189,7 @@ RunOutcome run_matrix(const RunnerOptions& options) {
 
   const std::string binary = options.command.empty() ? "sharebench" : options.command.front();
   const AutoRepetitions& policy = options.auto_repetitions;
-  run.repetitions = policy.enabled ? RepetitionPolicy{true, policy.min_repetitions, policy.target, policy.budget_s,
-                                                      policy.min_timed_s, false, policy.tie_margin}
-                                   : RepetitionPolicy{false, options.repetitions, 0, 0, 0, false, policy.tie_margin};
   const BlockPolicy& blocks = options.blocks;
-  run.repetitions.tie_margin_given = blocks.tie_margin_given;
-  if (blocks.enabled && !policy.enabled) {
-    run.repetitions.blocks = true;
-    run.repetitions.blocks_adaptive = blocks.adaptive;
-    run.repetitions.blocks_min = blocks.min_blocks;
-    run.repetitions.blocks_max = blocks.adaptive ? blocks.max_blocks : blocks.min_blocks;
-    run.repetitions.budget_s = blocks.adaptive ? blocks.budget_s : 0;
-    run.repetitions.min_timed_s = AutoRepetitions{}.min_timed_s;
-  }
   const int first_repetitions = policy.enabled ? 1 : options.repetitions;  // auto: the pilots first
   const auto started = std::chrono::steady_clock::now();
   std::vector<PlannedCell> plans = options.cells;

@@ -27,6 +27,7 @@ struct RunnerOptions {
   std::vector<std::string> command;  // argv, recorded; its first word is the binary of repro lines
   bool progress = false;          // a live progress line on stderr (a terminal), moving during a cell
   ShardInfo shard;                // which part of the matrix `cells` is (run --shard)
+  bool readable_results = false;  // exec --readable-results: its folder 0755 and files 0644, not the owner's alone
 };
 
 struct RunOutcome {
