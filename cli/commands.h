@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,15 @@ CLI::Option* add_format_option(CLI::App& cmd, std::vector<std::string>& formats,
 void add_color_option(CLI::App& cmd, std::string& mode);
 // Whether to paint: always; never; auto = a terminal on `fd` and no NO_COLOR in the environment.
 bool use_colour(const std::string& mode, int fd);
+
+// The values given for each cell flag (harness/plan/cell_flags.h), by flag name.
+using CellFlagValues = std::map<std::string, std::vector<std::string>>;
+// Adds every cell flag a command takes as a CLI11 option, with its help and its default from
+// `defaults`: `exec` the flags marked exec (with their exec help), every other command all but the
+// exec-only ones. A list flag takes commas; a single one the last value given.
+void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool exec);
+// Sets `base`'s fields from the values given, in the table's order; throws UsageError.
+void apply_cell_flags(CellFlagValues& values, CellConfig& base);
 
 // "sharebench 0.1.0 (git abc1234)\nLibTorch …\nBLAS …": what --version prints.
 std::string version_text();

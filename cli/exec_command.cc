@@ -28,7 +28,7 @@ struct ExecFlags {
   std::vector<std::string> command, mp_starts, formats{"console"};
   std::string workdir, out, repetitions = "1", color = "auto";
   bool readable_results = false;
-  std::map<std::string, std::vector<std::string>> cell_values;
+  CellFlagValues cell_values;
 };
 }  // namespace
 
@@ -45,17 +45,10 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
                   "multiprocessing start methods, comma-separated (fork, spawn, forkserver): one cell each, the method "
                   "forced in every Python process of the program; default: the program's own choice")
       ->delimiter(',')
-      ->check(one_of({"fork", "spawn", "forkserver"}));
+      ->check(one_of(python_start_methods()));
   cmd->add_option("--workdir", f->workdir, "the directory the program runs in (default: this one)");
   cmd->add_option("--repetitions", f->repetitions, "repetitions of each cell (1..1000)")->capture_default_str();
-  const CellConfig defaults;
-  for (const CellFlag& flag : cell_flags()) {
-    if (!flag.exec) continue;
-    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.exec_help.empty() ? flag.help : flag.exec_help)
-                         ->default_str(flag.format(defaults));
-    if (flag.list) o->delimiter(',');
-    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  add_cell_flag_options(*cmd, f->cell_values, CellConfig{}, true);
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
   cmd->add_flag("--readable-results", f->readable_results,
                 "let every user read the results and reports (folder 0755, files 0644); by default they are the owner's "
@@ -76,10 +69,7 @@ std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std:
     std::vector<PlannedCell> cells;
     try {
       request.repetitions = static_cast<int>(parse_flag_int("--repetitions", f->repetitions, 1, kMaxRepetitions));
-      for (const CellFlag& flag : cell_flags()) {
-        if (!flag.exec) continue;
-        for (const std::string& v : f->cell_values[flag.flag]) flag.parse(request.base, v);
-      }
+      apply_cell_flags(f->cell_values, request.base);  // only exec's flags were taken
       if (request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
       const double duration_s = option_double(request.base, "duration");
       if (duration_s > 0) {

@@ -42,7 +42,7 @@ struct PeersFlags {
   int rounds = 3;
   std::string python, out, baseline;
   double peer_timeout_s = 300, row_tolerance = 25, overall_tolerance = 10;
-  std::map<std::string, std::vector<std::string>> cell_values;
+  CellFlagValues cell_values;
 };
 
 // The cells to run, in rounds' order: every (strategy, start, procs) with a peer.
@@ -116,12 +116,7 @@ std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv) {
       ->capture_default_str();
   CellConfig defaults;
   defaults.workload.steps = 2000;
-  for (const CellFlag& flag : cell_flags()) {
-    if (flag.exec_only) continue;
-    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
-    if (flag.list) o->delimiter(',');
-    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  add_cell_flag_options(*cmd, f->cell_values, defaults, false);
 
   return [f, argc, argv, defaults]() -> int {
     CellConfig base = defaults;
@@ -129,9 +124,7 @@ std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv) {
     std::optional<PeerRun> baseline;
     const std::string python = find_executable(f->python.empty() ? "python3" : f->python);
     try {
-      for (const CellFlag& flag : cell_flags()) {
-        for (const std::string& v : f->cell_values[flag.flag]) flag.parse(base, v);
-      }
+      apply_cell_flags(f->cell_values, base);
       cells = plan_peer_cells(*f, base);
       if (python.empty()) throw UsageError(fmt::format("--python {}: not found or not executable", f->python.empty() ? "python3" : f->python));
       if (!f->baseline.empty()) {

@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
 
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "reports/report_writers.h"
 #include "cli/run_cli.h"
@@ -21,6 +23,7 @@
 #include "harness/launch/launcher.h"
 #include "harness/env/environment.h"
 #include "harness/results/run_directory.h"
+#include "harness/plan/cell_flags.h"
 #include "harness/util/text.h"
 
 namespace sharebench::cli {
@@ -33,16 +36,9 @@ std::string absolute_out_dir(const std::string& out) {
 }
 
 std::string exit_codes_text(const std::string& command) {
-  std::string ok;
-  if (command == "run" || command == "exec" || command == "soak" || command == "repro" || command.empty()) {
-    ok = "0 every cell as expected, 1 a cell went against its expectation (the report says which and why)";
-  } else if (command == "compare") {
-    ok = "0 no regression, 1 a regression (throughput, lock wait or correctness), 4 something inconclusive under --strict";
-  } else if (command == "peers") {
-    ok = "0 every round measured (and, with --baseline, no ratio fell beyond its tolerance), 1 a side failed or a ratio "
-         "fell";
-  } else {
-    ok = "0 done";
+  std::string ok = commands().front().exit_codes;  // the top level: run's
+  for (const Command& c : commands()) {
+    if (c.name == command) ok = c.exit_codes;
   }
   return fmt::format("\nExit codes: {}, 2 bad input or an unusable output folder: a full disk, one held by another run (one line on stderr), 3 internal error, 128+n interrupted by signal n "
                      "(130 for Ctrl-C; results so far kept).\n",
@@ -81,6 +77,22 @@ CLI::Validator one_of(std::vector<std::string> known) {
         return fmt::format("{} not in {}{}", value, description, guess.empty() ? "" : fmt::format(": did you mean {}?", guess));
       },
       description);
+}
+
+void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool exec) {
+  for (const CellFlag& flag : cell_flags()) {
+    if (exec ? !flag.exec : flag.exec_only) continue;
+    const std::string& help = exec && !flag.exec_help.empty() ? flag.exec_help : flag.help;
+    CLI::Option* o = cmd.add_option(flag.flag, values[flag.flag], help)->default_str(flag.format(defaults))->type_name(flag.type_name);
+    if (flag.list) o->delimiter(',');
+    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as usual
+  }
+}
+
+void apply_cell_flags(CellFlagValues& values, CellConfig& base) {
+  for (const CellFlag& flag : cell_flags()) {
+    for (const std::string& v : values[flag.flag]) flag.parse(base, v);
+  }
 }
 
 void add_color_option(CLI::App& cmd, std::string& mode) {
@@ -156,14 +168,6 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print the version, git revision, LibTorch and BLAS, and exit");
-  auto run = sharebench::cli::add_run_command(app, argc, argv);
-  auto list = sharebench::cli::add_list_command(app);
-  auto report = sharebench::cli::add_report_command(app);
-  auto compare = sharebench::cli::add_compare_command(app);
-  auto repro = sharebench::cli::add_repro_command(app);
-  auto soak = sharebench::cli::add_soak_command(app, argc, argv);
-  auto merge = sharebench::cli::add_merge_command(app);
-  auto peers = sharebench::cli::add_peers_command(app, argc, argv);
   // `exec [options] -- COMMAND [ARGS...]`: the program's words are set aside, so no option of its
   // own is taken for one of exec's (or the app's).
   std::vector<std::string> program;
@@ -182,7 +186,9 @@ int run_cli(int argc, char** argv) {
       return sharebench::cli::usage_error("exec runs the program given after --: sharebench exec [options] -- COMMAND [ARGS...]");
     }
   }
-  auto exec = sharebench::cli::add_exec_command(app, argc, argv, program);
+  const sharebench::cli::CommandLine line{argc, argv, program};
+  std::map<std::string, std::function<int()>> actions;
+  for (const sharebench::cli::Command& c : sharebench::cli::commands()) actions[c.name] = c.add(app, line);
   for (CLI::App* sub : app.get_subcommands({})) sub->footer(sub->get_footer() + sharebench::cli::exit_codes_text(sub->get_name()));
   app.footer(sharebench::cli::exit_codes_text(""));
   try {
@@ -196,8 +202,12 @@ int run_cli(int argc, char** argv) {
       bool known = false;
       for (const CLI::App* sub : app.get_subcommands({})) known |= sub->get_name() == argv[1];
       if (!known) {
-        return sharebench::cli::usage_error(fmt::format(
-            "unknown command '{}' (run, exec, list, report, compare, merge, repro, soak, peers; see --help)", argv[1]));
+        std::vector<std::string> names;
+        for (const sharebench::cli::Command& c : sharebench::cli::commands()) names.push_back(c.name);
+        const std::string guess = closest_name(argv[1], names);
+        return sharebench::cli::usage_error(fmt::format("unknown command '{}' ({}{}; see --help)", argv[1],
+                                                        guess.empty() ? "" : "did you mean " + guess + "? ",
+                                                        sharebench::cli::command_names()));
       }
     }
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
@@ -207,25 +217,15 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    return sharebench::cli::usage_error("a command is required: run, exec, list, report, compare, merge, repro, soak or peers (see --help)");
+    return sharebench::cli::usage_error(
+        fmt::format("a command is required: one of {} (see --help)", sharebench::cli::command_names()));
   }
   try {
-    for (CLI::App* sub : app.get_subcommands()) {
-      if (sub->get_name() == "run") return run();
-      if (sub->get_name() == "list") return list();
-      if (sub->get_name() == "report") return report();
-      if (sub->get_name() == "compare") return compare();
-      if (sub->get_name() == "repro") return repro();
-      if (sub->get_name() == "soak") return soak();
-      if (sub->get_name() == "merge") return merge();
-      if (sub->get_name() == "exec") return exec();
-      if (sub->get_name() == "peers") return peers();
-    }
+    return actions.at(app.get_subcommands().front()->get_name())();  // one at most: require_subcommand(0, 1)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebench: internal error: %s\n", e.what());
     return sharebench::cli::kExitInternal;
   }
-  return sharebench::cli::kExitInternal;
 }
 
 }  // namespace sharebench

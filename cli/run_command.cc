@@ -34,7 +34,7 @@ struct RunFlags {
   AutoRepetitions automatic;  // --repetitions auto
   BlockPolicy block_policy;   // --blocks
   std::string out, repetitions = "1", blocks, budget, interval, tie_margin, shard, color = "auto";
-  std::map<std::string, std::vector<std::string>> cell_values;  // flag → the values given
+  CellFlagValues cell_values;
 };
 
 // --shard K/N, else GTEST_SHARD_INDEX (0-based) and GTEST_TOTAL_SHARDS, as Google Test shards.
@@ -73,39 +73,43 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = app.add_subcommand("run", "run a matrix of cells (default: every CPU scenario x fork, spawn, "
                                             "forkserver x 1 and 2 processes)");
   auto f = std::make_shared<RunFlags>();
-  cmd->add_option("--scenario", f->scenarios, "scenarios or scenario/variant names, comma-separated")->delimiter(',');
-  cmd->add_option("--start", f->starts, "start methods: fork, spawn, forkserver, thread")->delimiter(',');
-  cmd->add_option("--procs", f->procs, "process counts, comma-separated (1..64)")->delimiter(',');
+  cmd->add_option("--scenario", f->scenarios, "scenarios or scenario/variant names, comma-separated")
+      ->delimiter(',')
+      ->type_name("NAME");
+  cmd->add_option("--start", f->starts, "start methods: fork, spawn, forkserver, thread")->delimiter(',')->type_name("METHOD");
+  cmd->add_option("--procs", f->procs, "process counts, comma-separated (1..64)")->delimiter(',')->type_name("INT");
   cmd->add_flag("--known-bugs", f->request.known_bugs, "run the known-bug variants (with the scenarios named, or all)");
   cmd->add_option("--repetitions", f->repetitions,
                   "repetitions of each cell (1..1000), or auto: repeat each cell that can be ranked until its "
                   "throughput's 95 % interval is within --interval, or the --budget runs out")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("N|auto");
   cmd->add_option("--blocks", f->blocks,
                   "ranking blocks after the first pass: in each, every strategy that can be ranked runs once in a fresh "
                   "random order and the fastest twice (an A/A control); auto (the default): at least 5 per group, more "
                   "until its leader is told apart, within --budget; N: exactly N; 0: none (not with --repetitions auto "
-                  "or --shard)");
+                  "or --shard)")
+      ->type_name("auto|N|0");
   cmd->add_option("--budget", f->budget,
                   "time for the whole run (90s, 10m, 1h): with --blocks auto (default 4m) or --repetitions auto "
-                  "(default 10m)");
+                  "(default 10m)")
+      ->type_name("DURATION");
   cmd->add_option("--interval", f->interval,
-                  "with --repetitions auto: the 95 % interval's half-width to reach, in % of the mean (default 5)");
+                  "with --repetitions auto: the 95 % interval's half-width to reach, in % of the mean (default 5)")
+      ->type_name("PERCENT");
   cmd->add_option("--tie-margin", f->tie_margin,
                   "strategies whose mean throughput is within this % of the fastest's are tied with it even when "
-                  "their intervals part: the drift from one run to the next (default 12, measured on a 2-core VM; "
-                  "0: intervals alone)");
-  const CellConfig defaults;
-  for (const CellFlag& flag : cell_flags()) {
-    if (flag.exec_only) continue;
-    CLI::Option* o = cmd->add_option(flag.flag, f->cell_values[flag.flag], flag.help)->default_str(flag.format(defaults));
-    if (flag.list) o->delimiter(',');
-    else o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as usual
-  }
+                  "their intervals part: in blocks, instead of the A/A control's measured margin; with --repetitions "
+                  "auto or fixed repetitions, the drift from one run to the next (default 12, measured on a 2-core VM); "
+                  "0: intervals alone")
+      ->type_name("PERCENT");
+  add_cell_flag_options(*cmd, f->cell_values, CellConfig{}, false);
   cmd->add_option("--shard", f->shard,
                   "run every N-th cell of the matrix, starting at the K-th (K/N, 1-based); GTEST_SHARD_INDEX and "
-                  "GTEST_TOTAL_SHARDS are honoured too; join the shards' results with `sharebench merge`");
-  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)");
+                  "GTEST_TOTAL_SHARDS are honoured too; join the shards' results with `sharebench merge`")
+      ->type_name("K/N");
+  cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)")
+      ->type_name("DIR");
   add_format_option(*cmd, f->formats, true, "the run directory");
   add_color_option(*cmd, f->color);
 
@@ -133,10 +137,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
         if (!f->interval.empty()) throw UsageError("--interval needs --repetitions auto");
         parse_blocks(*f);
       }
-      for (const CellFlag& flag : cell_flags()) {
-        const auto& given = f->cell_values[flag.flag];
-        for (const std::string& v : given) flag.parse(f->request.base, v);
-      }
+      apply_cell_flags(f->cell_values, f->request.base);
       if (f->request.base.stacks == "gdb" && !gdb_available()) throw UsageError("--stacks gdb: gdb is not installed");
       // CLI11 takes an empty value as none at all, and drops the empty elements of a list
       // ("1,,2" is 1,2): look at the words themselves.

@@ -23,7 +23,9 @@
 #include "reports/html_answer.h"
 #include "reports/html_common.h"
 #include "reports/report_writers.h"
+#include "harness/results/recommendation.h"
 #include "harness/results/results_json.h"
+#include "harness/util/text.h"
 
 extern const char* const kChartJsSource;
 
@@ -58,13 +60,22 @@ std::string checks_over_repetitions(const CellResult& c) {
       }
     }
   }
-  std::string out;
+  // What needs reading first (fail, unknown, not exercised), then the passed checks folded.
+  std::string out, passed;
+  int passes = 0;
   for (const std::string& name : order) {
     const auto& [verdict, times] = worst.at(name);
+    if (verdict == Verdict::kPass) {
+      passed += (passed.empty() ? "" : ", ") + html_escape(name);
+      ++passes;
+      continue;
+    }
     const bool some = c.repetitions.size() > 1 && times < static_cast<int>(c.repetitions.size());
-    out += fmt::format("{}{}: {}{}", out.empty() ? "" : ", ", name, to_string(verdict),
-                       some ? fmt::format(" (in {} of {} repetitions)", times, c.repetitions.size()) : "");
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       html_escape(fmt::format("{}: {}{}", name, to_string(verdict),
+                                               some ? fmt::format(" (in {} of {} repetitions)", times, c.repetitions.size()) : "")));
   }
+  if (passes > 0) out += fmt::format("<details class=\"passed\"><summary>{} passed</summary>{}</details>", passes, passed);
   return out;
 }
 
@@ -393,7 +404,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 details>summary{cursor:pointer;color:#0969da;margin:6px 0}
 .chart .canvas{position:relative;flex:1;min-height:0}.picker{font-size:12px;color:#57606a;align-self:flex-end}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid #eaeef2;padding:4px 8px;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}.ok{color:#1a7f37}.caught{color:#0969da}.bad{color:#cf222e;font-weight:600}.skip{color:#9a6700}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}details.passed{display:inline;color:#57606a}details.passed summary{cursor:pointer}.ok{color:#1a7f37}.caught{color:#0969da}.bad{color:#cf222e;font-weight:600}.skip{color:#9a6700}
 .failure{border:1px solid #ff818266;background:#fff5f5;border-radius:6px;padding:8px 12px;margin:8px 0}
 pre{background:#f6f8fa;padding:8px;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
 )css";
@@ -552,12 +563,15 @@ std::string render_html(const RunResult& run) {
       "<style>{}</style>\n<script>\nwindow.addEventListener('error', e => {{ document.documentElement.dataset.errors = "
       "String(Number(document.documentElement.dataset.errors || 0) + 1); }});\n</script>\n<script>{}</script>\n</head>\n<body>\n",
       html_escape(run.run_id), kStyle, kChartJsSource);
+  // Red for a failure only: "0 unexpected" is good news, written plainly.
+  const char* unexpected_class = counts[Outcome::kUnexpected] > 0 ? "bad" : "none";
   page += fmt::format("<h1>sharebench run {}</h1>\n<p class=\"summary\">{} · {} cells · <span class=\"ok\">{} ok</span> · "
-                      "<span class=\"caught\">{} bugs caught</span> · {} faults handled · <span class=\"skip\">{} skipped</span> · "
-                      "<span class=\"skip\">{} interrupted</span> · <span class=\"bad\">{} unexpected</span> · started {}{}</p>\n",
-                      html_escape(run.run_id), html_escape(run.status), run.cells.size(), counts[Outcome::kOk], counts[Outcome::kBugCaught],
-                      counts[Outcome::kFaultHandled], counts[Outcome::kSkipped], counts[Outcome::kInterrupted],
-                      counts[Outcome::kUnexpected], html_escape(run.started_at),
+                      "<span class=\"caught\">{}</span> · {} · <span class=\"skip\">{} skipped</span> · "
+                      "<span class=\"skip\">{} interrupted</span> · <span class=\"{}\">{} unexpected</span> · started {}{}</p>\n",
+                      html_escape(run.run_id), html_escape(run.status), run.cells.size(), counts[Outcome::kOk],
+                      counted(counts[Outcome::kBugCaught], "bug caught", "bugs caught"),
+                      counted(counts[Outcome::kFaultHandled], "fault handled", "faults handled"), counts[Outcome::kSkipped],
+                      counts[Outcome::kInterrupted], unexpected_class, counts[Outcome::kUnexpected], html_escape(run.started_at),
                       run.finished_at.empty() ? "" : " · finished " + html_escape(run.finished_at));
   if (const std::string line = measurement_conditions_line(run); !line.empty()) {
     page += fmt::format("<p class=\"summary\">Measured under: {}.</p>\n", html_escape(line));
@@ -643,7 +657,7 @@ std::string render_html(const RunResult& run) {
                       "<p class=\"summary\">Colours: <span style=\"color:#0969da\">■ fork</span> <span style=\"color:#cf222e\">■ spawn</span> "
                       "<span style=\"color:#1a7f37\">■ forkserver</span> <span style=\"color:#8250df\">■ thread</span>; a dash pattern per variant.</p>\n"
                       "<div class=\"charts\">\n{}</div></details>\n", detail.size(), chart_boxes(detail));
-  page += "<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>steps/s (median)</th><th>min–max</th><th>samples/s</th>"
+  page += "<h2>Cells</h2>\n<table><tr><th>cell</th><th>result</th><th>throughput (median)</th><th>min–max</th><th>samples/s</th>"
           "<th>held-out loss</th><th>serial</th><th>lock wait</th><th>launch ms</th><th>checks</th></tr>\n";
   auto num = [](double v, int p) { return std::isnan(v) ? std::string("–") : fmt::format("{:.{}f}", v, p); };
   for (const auto& c : run.cells) {
@@ -651,16 +665,22 @@ std::string render_html(const RunResult& run) {
     const std::string checks = checks_over_repetitions(c);
     std::string word = outcome_word(o.kind);
     if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) word += ": " + o.reason;
-    const Spread sps = cell_spread(c, "steps_per_s");
+    // Each cell in the unit the recommendation ranks it by (messages/s for messages), so a figure
+    // reads the same in both places.
+    const std::string metric = ranking_metric(c.kind).empty() ? "steps_per_s" : ranking_metric(c.kind);
+    const std::string unit = ranking_unit(c.kind).empty() ? (c.kind == ScenarioKind::kLockOnly ? "ops/s" : "steps/s")
+                                                          : ranking_unit(c.kind);
+    const Spread sps = cell_spread(c, metric);
     const double wait = cell_mean(c, "lock_wait_frac");
     page += fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-                        html_escape(c.config.id()), outcome_class(o.kind), html_escape(word), num(sps.median, 0),
+                        html_escape(c.config.id()), outcome_class(o.kind), html_escape(word),
+                        std::isnan(sps.median) ? std::string("–") : fmt::format("{:.0f} {}", sps.median, unit),
                         sps.n > 1 ? fmt::format("{:.0f}–{:.0f}", sps.min, sps.max) : "–",
                         num(cell_mean(c, "samples_per_s"), 0), num(cell_mean(c, "heldout_loss"), 3),
                         num(cell_mean(c, "serial_heldout_loss"), 3),
                         std::isnan(wait) ? "–" : fmt::format("{:.0f}%", wait * 100),
-                        num(cell_mean(c, "launch_s_max") * 1000, 1), html_escape(checks));
+                        num(cell_mean(c, "launch_s_max") * 1000, 1), checks);
   }
   page += "</table>\n";
   // A program's processes (exec cells), from each cell's last repetition.

@@ -54,9 +54,9 @@ std::string repetition_policy_line(const RunResult& run) {
                            : fmt::format("ranked in {}", counted(p.blocks_min, "block", "blocks"));
     line += "; in each block every contender ran once in a fresh random order and the fastest twice (the A/A control); "
             "a strategy's figure is its ratio to the leader's in the same block";
-    line += p.tie_margin_given ? fmt::format("; ties: intervals that reach the leader, or means within {} of it (--tie-margin)",
+    line += p.tie_margin_given ? fmt::format("; ties: intervals that reach the leader, or reach within {} of it (--tie-margin)",
                                              percent_text(p.tie_margin))
-                               : "; ties: intervals that reach the leader, or means within the A/A control's margin";
+                               : "; ties: intervals that reach the leader, or reach within the A/A control's margin of it";
     if (p.budget_ran_out) line += "; the budget ran out before every leader was told apart";
     return line;
   }
@@ -129,7 +129,7 @@ std::string render_recommendation_console(const RunResult& run, int top) {
   const Recommendation rec = recommend(run);
   std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and process count ";
   out += run.repetitions.blocks ? "(= tied: the 95 % interval of its ratio to the fastest, block by block, reaches 0; ≈ tied: that "
-                                  "ratio within the tie margin)\n"
+                                  "interval reaches within the tie margin)\n"
                                 : "(= tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
                                   "strategy's start methods are pooled unless told apart)\n";
   out += "  " + repetition_policy_line(run) + "\n";

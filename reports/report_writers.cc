@@ -154,17 +154,7 @@ bool timed_region_too_short(const CellResult& cell) {
   return false;
 }
 
-std::string outcome_word(Outcome o) {
-  switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kBugCaught: return "bug caught";
-    case Outcome::kFaultHandled: return "fault handled";
-    case Outcome::kSkipped: return "skipped";
-    case Outcome::kInterrupted: return "interrupted";
-    case Outcome::kUnexpected: return "UNEXPECTED";
-  }
-  return "UNEXPECTED";
-}
+std::string outcome_word(Outcome o) { return std::string(outcome_label(o)); }
 
 std::vector<const Repetition*> unexpected_repetitions(const CellResult& cell) {
   std::vector<const Repetition*> out;

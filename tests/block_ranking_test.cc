@@ -1,6 +1,7 @@
 // Ranking by blocks: a drift of the machine between blocks cancels where pooled figures would tie;
 // a tie is stated with each strategy's ratio to the leader; the A/A control's margin ties what is
-// closer than the same strategy lands from itself; one block tells nothing; the scheduler runs every
+// closer than the same strategy lands from itself, and what is behind only when its whole
+// interval is beyond it; one block tells nothing; the scheduler runs every
 // contender once and the control twice per block, in orders that differ, stops a group once its
 // leader is told apart and not before the fewest blocks, keeps going while tied up to the most, and
 // stops at the budget; and the block numbers survive the results file.
@@ -120,6 +121,25 @@ TEST(BlockRanking, TheControlsMarginTiesWhatIsCloserThanAStrategyLandsFromItself
   run.repetitions.tie_margin = 0.001;
   run.repetitions.tie_margin_given = true;
   EXPECT_FALSE(recommend(run).groups.at(0).strategies[1].tied_with_best);
+}
+
+TEST(BlockRanking, BehindOnlyWhenTheWholeIntervalIsBeyondTheMargin) {
+  std::vector<double> a, b, again;
+  for (std::size_t i = 0; i < kDrift.size(); ++i) {
+    a.push_back(1000 * kDrift[i]);
+    b.push_back(950 * kDrift[i] * (i % 2 ? 1.03 : 0.97));  // 5 % behind, give or take 3 %
+    again.push_back(1000 * kDrift[i] * (i % 2 ? 1.035 : 0.965));
+  }
+  RunResult run;
+  run.cells = {strategy("fast", a), strategy("noisy", b)};
+  add_control(run.cells[0], again);
+  const RankingGroup g = recommend(run).groups.at(0);
+  const MeanInterval& v = g.strategies[1].vs_leader;
+  ASSERT_LT(v.mean, -g.tie_margin);  // its mean is beyond the margin ...
+  ASSERT_LT(v.hi, 0);                // ... its interval apart from 0 ...
+  ASSERT_GT(v.hi, -g.tie_margin);    // ... but reaching within the margin
+  EXPECT_TRUE(g.strategies[1].tied_by_margin);
+  EXPECT_EQ(g.best_strategies().size(), 2u);
 }
 
 TEST(BlockRanking, OneBlockTellsNothing) {

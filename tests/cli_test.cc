@@ -227,7 +227,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --scenario locked/local-lock --fault kill:0@5", "clean variants only"},
                       BadInput{"run --known-bugs --fault kill:0@5", "clean variants only"},
                       BadInput{"run --scenario fork --start thread", "cannot run under 'thread'"},
-                      BadInput{"frobnicate", "unknown command 'frobnicate'"},
+                      BadInput{"frobnicate", "unknown command 'frobnicate'"}, BadInput{"rnu", "unknown command 'rnu' (did you mean run? "},
                       BadInput{"run --format htlm", "htlm not in {console,json,md,html,csv,junit,gbench,tap,none}: did you mean html?"},
                       BadInput{"exec --mp-start spwn -- true", "spwn not in {fork,spawn,forkserver}: did you mean spawn?"},
                       BadInput{"run --color sometimes", "sometimes not in {auto,always,never}"},

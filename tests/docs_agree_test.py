@@ -62,7 +62,7 @@ for name in rows:
 cells = sum(1 for sc in listed if sc["name"] != "exec" for v in sc["variants"] if not v["known_bug"]
             for start in ("fork", "spawn", "forkserver") if start in sc["starts"]
             for procs in (1, 2) if procs >= sc.get("min_procs", 1))
-stated = re.search(r"\((\d+) cells,", section(readme, "## Quick start"))
+stated = re.search(r"(\d+) cells\b", section(readme, "## Quick start"))
 if not stated or int(stated.group(1)) != cells:
     problems.append(f"README: the Quick start says {stated.group(1) if stated else 'no'} cells; the default matrix has {cells}")
 

@@ -54,6 +54,15 @@ expect no_zero_grad_fixed 0 $all -- "$py" "$progs/hogwild_no_zero_grad.py" --fix
 judge no_zero_grad_fixed "$clean"
 judge no_zero_grad_fixed "$(exercised grads-delivered)"
 
+# --- Learning: a warm-up with integer division keeps the learning rate at 0; the shared model never
+# changes in the parent though the workers step it with fresh gradients. ------------------------------
+expect warmup_lr 1 $all -- "$py" "$progs/hogwild_warmup_lr.py"
+judge warmup_lr "$(caught model-learned "the parent\x27s copy never changed" hogwild_warmup_lr.py)"
+judge warmup_lr 'all(verdict(c, "grads-delivered", r) == "pass" and verdict(c, "updates-shared", r) == "pass" for c in cells for r in reps)'
+expect warmup_lr_fixed 0 $all -- "$py" "$progs/hogwild_warmup_lr.py" --fixed
+judge warmup_lr_fixed "$clean"
+judge warmup_lr_fixed "$(exercised model-learned grads-delivered updates-shared)"
+
 # --- Dead workers: the parent joins and exits 0 without looking. -------------------------------------
 expect die_unnoticed 1 $all -- "$py" "$progs/workers_die_unnoticed.py"
 judge die_unnoticed "$(caught deaths-noticed "mat1 and mat2 shapes cannot be multiplied" workers_die_unnoticed.py)"

@@ -51,6 +51,11 @@ for id in answer headline ranked not-ranked detail-charts chart-answer-throughpu
 done
 grep -q 'training, 2 processes (mlp, batch 32)</b>' <<<"$dom" || { echo "FAIL: no recommendation for 2-process training"; status=1; }
 grep -q '<li>locked/local-lock@fork:2: a planted bug</li>' <<<"$dom" || { echo "FAIL: the planted bug is not listed as not ranked"; status=1; }
+# Red for a failure only; the cells table compact (passed checks folded) and in each cell's unit.
+grep -q '<span class="none">0 unexpected</span>' <<<"$dom" || { echo "FAIL: '0 unexpected' is not written plainly"; status=1; }
+grep -q '<details class="passed"><summary>[0-9]* passed</summary>' <<<"$dom" || { echo "FAIL: the cells table does not fold passed checks"; status=1; }
+grep -q '<td class="n">[0-9]* batches/s</td>' <<<"$dom" || { echo "FAIL: an inference cell's throughput is not in batches/s"; status=1; }
+grep -q '<td class="n">[0-9]* steps/s</td>' <<<"$dom" || { echo "FAIL: a training cell's throughput is not in steps/s"; status=1; }
 # At most six series on every headline chart, whatever the run held.
 printf '%s' "$dom" >"$out/first-load.html"
 python3 - "$out/first-load.html" <<'PY' || status=1

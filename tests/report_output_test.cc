@@ -233,7 +233,7 @@ TEST(HtmlReport, SelfContainedWithChartsEvidenceFailuresAndTable) {
                      R"(<canvas id="chart-loss-time-locked")", R"(<canvas id="chart-launch")", R"(<h2>Failures</h2>)",
                      R"(rank 1 stuck:</p><pre>running at step 12)", R"(<details><summary>rank 1 stacks</summary>)",
                      R"(<table id="evidence">)", R"(<td class="caught">mutual-exclusion</td><td>1900 of 2000 guarded)",
-                     R"(<p class="warning">Warning: up to 4 worker threads)", R"(<td class="n">2400</td><td class="n">2300–2500</td>)"});
+                     R"(<p class="warning">Warning: up to 4 worker threads)", R"(<td class="n">2400 steps/s</td><td class="n">2300–2500</td>)"});
   // One colour per start method: every dataset of fork is the same blue, in every chart.
   expect_matches(h, {R"("color":"#0969da","dash":\[\],"label":"whole-step@fork")", R"("color":"#cf222e","dash":\[8,4\],"label":"local-lock@spawn")"});
   EXPECT_EQ(h.find("<script src="), std::string::npos) << "nothing loaded from outside";

@@ -8,7 +8,7 @@ source "$(dirname "$0")/test_lib.sh" "$@"
 
 # Not cell options: the matrix axes (every reproduce line names them), how many repetitions, and
 # run-level output flags.
-not_cell=" --scenario --start --procs --known-bugs --repetitions --budget --interval --tie-margin --shard --out --format --color --help "
+not_cell=" --scenario --start --procs --known-bugs --repetitions --blocks --budget --interval --tie-margin --shard --out --format --color --help "
 # --input-shape and --input-dtype only go with a TorchScript --model: model_test.sh runs them.
 not_cell+=" --input-shape --input-dtype "
 declare -A sample=(

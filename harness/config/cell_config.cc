@@ -35,6 +35,17 @@ const std::vector<StartMethod>& all_start_methods() {
   return all;
 }
 
+const std::vector<std::string>& python_start_methods() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& w : kStartMethodWords) {
+      if (w.value != StartMethod::kThread) v.emplace_back(w.word);
+    }
+    return v;
+  }();
+  return names;
+}
+
 std::string command_name(const std::vector<std::string>& command) {
   // The first word that is not an interpreter or one of its options: "python3 -u x/hogwild.py" is
   // "hogwild.py", "python3 -m pkg.main" is "pkg.main", "sh -c '...'" is "sh-c".

@@ -24,6 +24,9 @@ std::string_view to_string(StartMethod m);
 std::ostream& operator<<(std::ostream& out, StartMethod m);  // its name, as to_string gives it
 std::optional<StartMethod> parse_start_method(std::string_view s);
 const std::vector<StartMethod>& all_start_methods();
+// Python multiprocessing's start methods (exec --mp-start, a cell's mp_start): every start method
+// but threads, by name.
+const std::vector<std::string>& python_start_methods();
 
 // The standard workload (an MLP on synthetic classification data, trained with SGD, or another model
 // on a teacher's outputs: workload/model_zoo.h); every strategy uses it unless a run says otherwise. Defaults are the project's standard sizes.

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/util/clock.h"
+#include "harness/util/parent_death.h"
 
 namespace sharebench {
 
@@ -64,8 +65,7 @@ AveragingManager AveragingManager::start(const std::string& socket_name, int par
   const pid_t pid = ::fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork of the averaging manager");
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
+    die_with_parent(parent);
     mine.close();
     std::string words;
     try {

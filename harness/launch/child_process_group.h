@@ -34,7 +34,7 @@ class ChildProcessGroup : public WorkerGroup {
     const pid_t pid = ::fork();
     if (pid < 0) throw std::system_error(errno, std::generic_category(), what);
     if (pid == 0) {
-      die_with_parent(parent);
+      die_as_worker_with_parent(parent);
       restore_default_interrupt_handlers();  // a signal sent to a worker ends it, as under spawn
       const int code = body();
       std::fflush(nullptr);

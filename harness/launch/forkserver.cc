@@ -28,6 +28,7 @@
 #include "harness/launch/forkserver_protocol.h"
 #include "harness/launch/launcher.h"
 #include "harness/proc/leak_check.h"
+#include "harness/util/parent_death.h"
 
 namespace sharebench {
 
@@ -76,8 +77,7 @@ void ForkServer::start() {
   const pid_t pid = ::fork();
   if (pid < 0) throw errno_error("fork (forkserver)");
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // not SIGKILL: the server cleans up its socket first
-    if (::getppid() != runner) ::_exit(0);
+    die_with_parent(runner, SIGTERM, 0);  // not SIGKILL: the server cleans up its socket first
     serve(listen_fd, runner, socket_path_, dir_);
   }
   ::close(listen_fd);

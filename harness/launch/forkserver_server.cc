@@ -112,7 +112,7 @@ void accept_and_fork(int listen_fd, int sig_fd, const sigset_t& mask, pid_t runn
     for (auto& [p, c] : conn_of_worker) ::close(c);
     ::close(conn);
     ::sigprocmask(SIG_UNBLOCK, &mask, nullptr);
-    die_with_parent(server);
+    die_as_worker_with_parent(server);
     int code = kWorkerExitSetupFailed;
     try {
       const CellConfig cell = CellConfig::from_json(json);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "harness/launch/child_process_group.h"
+#include "harness/util/parent_death.h"
 
 namespace sharebench {
 
@@ -29,11 +30,7 @@ std::unique_ptr<Launcher> make_launcher(StartMethod method) {
   return nullptr;
 }
 
-void die_with_parent(pid_t expected_parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent may have died between fork() and prctl(): then nobody would deliver the signal.
-  if (::getppid() != expected_parent) ::_exit(kWorkerExitSetupFailed);
-}
+void die_as_worker_with_parent(pid_t expected_parent) { die_with_parent(expected_parent, SIGKILL, kWorkerExitSetupFailed); }
 
 ChildProcessGroup::~ChildProcessGroup() {
   kill_all();

@@ -84,7 +84,8 @@ void run_runner_init_hook(const CellConfig& base);
 // true with its exit code in *exit_code.
 bool maybe_run_as_worker(int argc, char** argv, int* exit_code);
 
-// For child processes right after fork: die with the parent, even if it already died.
-void die_with_parent(pid_t expected_parent);
+// For worker processes right after fork: die with the parent, even if it already died (then with
+// the exit code of a worker whose setup failed). harness/util/parent_death.h.
+void die_as_worker_with_parent(pid_t expected_parent);
 
 }  // namespace sharebench

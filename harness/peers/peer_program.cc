@@ -18,6 +18,7 @@
 
 #include "harness/housekeeping/private_dir.h"
 #include "harness/util/interrupt.h"
+#include "harness/util/parent_death.h"
 
 extern const char* const kTorchMpPeerSource;  // generated from bench/peers/torch_mp_peer.py
 
@@ -76,10 +77,10 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 
 // The intermediate process: a child subreaper in a process group of its own; runs the program,
 // then reaps whatever the program left behind, and exits with the program's status.
-[[noreturn]] void reap_program(const std::vector<std::string>& argv, int out_fd, const std::string& stderr_path) {
+[[noreturn]] void reap_program(const std::vector<std::string>& argv, int out_fd, const std::string& stderr_path, pid_t parent) {
+  die_with_parent(parent, SIGKILL, 127);
   ::setpgid(0, 0);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -155,6 +156,7 @@ PeerProgramResult run_peer_program(const std::string& python, const std::string&
     return result;
   }
   const auto t0 = Clock::now();
+  const pid_t parent = ::getpid();
   const pid_t reaper = ::fork();
   if (reaper < 0) {
     result.error = fmt::format("fork: {}", std::strerror(errno));
@@ -165,7 +167,7 @@ PeerProgramResult run_peer_program(const std::string& python, const std::string&
   if (reaper == 0) {
     ::close(fds[0]);
     const int out = ::fcntl(fds[1], F_DUPFD, 3);  // without O_CLOEXEC, for the program's stdout
-    reap_program(argv, out, stderr_path);
+    reap_program(argv, out, stderr_path, parent);
   }
   ::setpgid(reaper, reaper);  // both sides set it: no window where a kill of the group misses
   ::close(fds[1]);

@@ -26,6 +26,7 @@ CellFlag int_flag(std::string flag, std::string help, std::int64_t min, std::int
   CellFlag f;
   f.flag = flag;
   f.help = std::move(help);
+  f.type_name = "INT";
   f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_int(flag, t, min, max); };
   f.format = [field](CellConfig c) { return std::to_string(field(c)); };  // a copy: the accessor is non-const
   return f;
@@ -35,6 +36,7 @@ CellFlag double_flag(std::string flag, std::string help, double min, double max,
   CellFlag f;
   f.flag = flag;
   f.help = std::move(help);
+  f.type_name = "NUMBER";
   f.parse = [flag, min, max, field](CellConfig& c, const std::string& t) { field(c) = parse_flag_double(flag, t, min, max); };
   f.format = [field](CellConfig c) { return format_flag_number(field(c)); };
   return f;
@@ -58,6 +60,7 @@ void add_workload_flags(std::vector<CellFlag>& flags) {
   {
     CellFlag f;
     f.flag = "--seed";
+    f.type_name = "INT";
     f.exec = true;
     f.help = "seed for data and initial weights";
     f.exec_help = "seed of kill:random's draw of a child (the program's own randomness is its own)";
@@ -70,6 +73,7 @@ void add_workload_flags(std::vector<CellFlag>& flags) {
   {
     CellFlag f;
     f.flag = "--chaos";
+    f.type_name = "SEED";
     f.help = "perturb every worker's schedule from this seed (docs/chaos.md): rare interleavings become common; 0: off";
     f.parse = [](CellConfig& c, const std::string& t) {
       c.chaos_seed = static_cast<std::uint64_t>(parse_flag_int("--chaos", t, 0, INT64_MAX));
@@ -130,6 +134,7 @@ void add_supervision_flags(std::vector<CellFlag>& flags) {
   {
     CellFlag f;
     f.flag = "--fault";
+    f.type_name = "KIND:RANK@STEP";
     f.exec = true;
     f.help = "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
              "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s); under `exec`, a "
@@ -162,6 +167,7 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
   {
     CellFlag f;
     f.flag = "--stacks";
+    f.type_name = "gdb|proc|auto";
     f.exec = true;
     f.help = "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)";
     f.exec_help = "on a hang, native stacks of the program's processes: gdb, proc (/proc only), auto (gdb when "
@@ -178,6 +184,7 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
   {
     CellFlag f;
     f.flag = "--disable-check";
+    f.type_name = "CHECK";
     f.exec = true;
     f.help = "detector self-test: drop these checks from the results, as if switched off; a planted bug only "
              "they catch then fails the run";
@@ -217,6 +224,9 @@ void add_scenario_option_flags(std::vector<CellFlag>& flags) {
       CellFlag f;
       f.flag = "--" + option.name;
       f.help = option.help;
+      f.type_name = option.type == ScenarioOption::Type::kInt      ? "INT"
+                    : option.type == ScenarioOption::Type::kDouble ? "NUMBER"
+                                                                   : fmt::format("{}", fmt::join(option.choices, "|"));
       f.exec = f.exec_only = s->runs_command();
       f.parse = [&option](CellConfig& c, const std::string& t) { c.options[option.name] = option.normalize(t); };
       f.format = [&option](const CellConfig& c) {
@@ -232,7 +242,8 @@ void add_scenario_option_flags(std::vector<CellFlag>& flags) {
 
 void check_option_name(const std::string& scenario, const std::string& option, const std::vector<CellFlag>& harness_flags) {
   // The commands' own flags (cli/), which no option may shadow either.
-  static const char* const kCommandFlags[] = {"scenario", "start", "procs", "repetitions", "budget", "interval",
+  static const char* const kCommandFlags[] = {"scenario", "start", "procs", "repetitions", "blocks", "budget", "interval",
+                                              "tie-margin", "readable-results",
                                               "known-bugs", "shard", "out", "format", "color", "mp-start", "workdir",
                                               "help", "version"};
   bool taken = std::find(std::begin(kCommandFlags), std::end(kCommandFlags), option) != std::end(kCommandFlags);

@@ -28,6 +28,7 @@ struct CellFlag {
   bool list = false;    // takes a comma-separated list (may be repeated)
   bool exec = false;    // `sharebench exec` takes it too (it changes how a program's cell is run or judged)
   bool exec_only = false;  // only `sharebench exec` takes it (`run` has no program to apply it to)
+  std::string type_name = "TEXT";  // what --help shows after the flag: INT, NUMBER, or the words it takes
   // Sets the config's field from the flag's text; throws UsageError.
   std::function<void(CellConfig&, const std::string&)> parse;
   // The field as the flag takes it.

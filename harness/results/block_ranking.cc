@@ -136,7 +136,9 @@ void apply_blocks(RankingGroup& g, const BlockRanking& b, double margin) {
     }
     const bool leader = ordered.empty();
     s.tied_with_best = leader || (st.vs_leader.bounded() && st.vs_leader.hi >= 0);
-    s.tied_by_margin = !s.tied_with_best && st.vs_leader.bounded() && st.vs_leader.mean >= -margin;
+    // Behind by more than the margin only when the whole interval is: a run that looks again after
+    // every block until something parts would otherwise, sooner or later, part two equals.
+    s.tied_by_margin = !s.tied_with_best && st.vs_leader.bounded() && st.vs_leader.hi >= -margin;
     s.tied_with_best = s.tied_with_best || s.tied_by_margin;
     ordered.push_back(s);
   }

@@ -59,8 +59,9 @@ bool in_block(const Repetition& r);
 std::optional<BlockRanking> rank_by_blocks(const std::vector<const CellResult*>& cells);
 
 // A group ranked by blocks (recommendation.cc): each strategy's rate and ratio to the leader from
-// its blocks; tied with the leader when that ratio's interval reaches 0 (=), or when its mean is
-// within `margin` of it (≈). The leader is settled once nothing is tied with it by intervals alone.
+// its blocks; tied with the leader when that ratio's interval reaches 0 (=), or reaches within
+// `margin` of it (≈): behind only when the whole interval is more than the margin behind. The
+// leader is settled once nothing is tied with it by intervals alone.
 void apply_blocks(RankingGroup& g, const BlockRanking& b, double margin);
 
 // The verdict of a group ranked by blocks: the leader with its lead and interval, or the tie with

@@ -75,6 +75,7 @@ inline constexpr CheckId kForkSafety{"fork-safety"};
 inline constexpr CheckId kUpdatesShared{"updates-shared"};
 inline constexpr CheckId kDeathsNoticed{"deaths-noticed"};
 inline constexpr CheckId kCopyOnRead{"copy-on-read"};
+inline constexpr CheckId kModelLearned{"model-learned"};
 }  // namespace checks
 
 }  // namespace sharebench

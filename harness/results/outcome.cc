@@ -7,18 +7,41 @@
 #include <fmt/ranges.h>
 
 #include "harness/results/results.h"
-#include "harness/util/enum_words.h"
 
 namespace sharebench {
 
 namespace {
-constexpr EnumWord<Outcome> kOutcomeWords[] = {
-    {Outcome::kOk, "ok"},           {Outcome::kBugCaught, "bug-caught"},   {Outcome::kFaultHandled, "fault-handled"},
-    {Outcome::kSkipped, "skipped"}, {Outcome::kInterrupted, "interrupted"}, {Outcome::kUnexpected, "unexpected"}};
+// Each outcome's one row: the word files write (results.json, CSV, TAP, JUnit: one token, no
+// space) and the label people read (console, Markdown, HTML, compare's sentences).
+struct OutcomeWords {
+  Outcome value;
+  std::string_view word;
+  std::string_view label;
+};
+constexpr OutcomeWords kOutcomes[] = {
+    {Outcome::kOk, "ok", "ok"},
+    {Outcome::kBugCaught, "bug-caught", "bug caught"},
+    {Outcome::kFaultHandled, "fault-handled", "fault handled"},
+    {Outcome::kSkipped, "skipped", "skipped"},
+    {Outcome::kInterrupted, "interrupted", "interrupted"},
+    {Outcome::kUnexpected, "unexpected", "UNEXPECTED"},
+};
+const OutcomeWords* row_of(Outcome o) {
+  for (const OutcomeWords& w : kOutcomes) {
+    if (w.value == o) return &w;
+  }
+  return nullptr;
+}
 }  // namespace
 
-std::string_view to_string(Outcome o) { return word_of(kOutcomeWords, o); }
-std::optional<Outcome> parse_outcome(std::string_view s) { return value_of_word(kOutcomeWords, s); }
+std::string_view to_string(Outcome o) { return row_of(o) ? row_of(o)->word : "?"; }
+std::string_view outcome_label(Outcome o) { return row_of(o) ? row_of(o)->label : "?"; }
+std::optional<Outcome> parse_outcome(std::string_view s) {
+  for (const OutcomeWords& w : kOutcomes) {
+    if (w.word == s) return w.value;
+  }
+  return std::nullopt;
+}
 
 namespace {
 bool listed(const std::vector<std::string>& v, const std::string& name) {

@@ -23,7 +23,8 @@ namespace sharebench {
 struct CellResult;
 
 enum class Outcome { kOk, kBugCaught, kFaultHandled, kSkipped, kInterrupted, kUnexpected };
-std::string_view to_string(Outcome o);
+std::string_view to_string(Outcome o);     // as files write it: "bug-caught"
+std::string_view outcome_label(Outcome o);  // as people read it: "bug caught", "UNEXPECTED"
 std::optional<Outcome> parse_outcome(std::string_view s);
 
 struct Evidence {

@@ -7,6 +7,7 @@
 #include "harness/config/cell_config_json.h"
 #include "harness/results/recommendation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -211,7 +212,8 @@ void validate_loaded(const RunResult& run) {
       throw ResultsFormatError(fmt::format("results file: cell {} has stacks '{}' (gdb, proc or auto)", c.config.id(), c.config.stacks));
     }
     const std::string& m = c.config.mp_start;
-    if (!m.empty() && m != "fork" && m != "spawn" && m != "forkserver") {
+    const std::vector<std::string>& python = python_start_methods();
+    if (!m.empty() && std::find(python.begin(), python.end(), m) == python.end()) {
       throw ResultsFormatError(fmt::format("results file: cell {} has mp_start '{}' (fork, spawn, forkserver or none)",
                                            c.config.id(), m));
     }

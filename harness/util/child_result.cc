@@ -1,5 +1,6 @@
 // compute_in_child: fork, run, send the bytes back through a pipe, _exit; the parent reads and reaps.
 #include "harness/util/child_result.h"
+#include "harness/util/parent_death.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -48,8 +49,7 @@ std::string compute_in_child(const std::function<std::string()>& work, double ti
     throw std::runtime_error(fmt::format("fork: {}", std::strerror(e)));
   }
   if (child == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);  // the caller died between fork() and prctl()
+    die_with_parent(parent);
     ::close(pipe_fds[0]);
     int code = 0;
     try {

@@ -30,6 +30,7 @@
 #include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
 #include "harness/proc/memory_probe.h"
+#include "harness/util/parent_death.h"
 
 extern char** environ;
 
@@ -161,8 +162,7 @@ class Supervisor {
     if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
       // Async-signal-safe calls only, up to execve.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
+      die_with_parent(parent, SIGKILL, 127);
       ::setpgid(0, 0);  // its own process group, as a shell gives a job: --duration's SIGINT goes to the group
       sigset_t none;
       sigemptyset(&none);

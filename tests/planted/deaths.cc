@@ -36,6 +36,10 @@ class Deaths : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect deaths/exit0: liveness says "exit(0)" "step 3"
+// expect deaths/terminate: liveness says "signal 6" "step 3" "the shared queue was closed under us"
 SHAREBENCH_SCENARIO(Deaths, "deaths")
     ->Describe("a worker ends early")
     ->KnownBug("exit0", "calls exit(0) inside work()", sharebench::Expectation{{"liveness"}}, 1)

@@ -50,6 +50,11 @@ class Leaks : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect leaks/fd: no-leaks says "descriptor" "/dev/null" "rank"
+// expect leaks/shm: no-leaks says "/dev/shm" "planted-"
+// expect leaks/helper: no-leaks says "started by rank"
 SHAREBENCH_SCENARIO(Leaks, "leaks")
     ->Describe("a worker opens a descriptor, a segment and a helper process")
     ->Variant("tidy", "closes, unlinks and reaps all three")

@@ -42,6 +42,9 @@ class LockOrder : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect lock-order/inverted: lock-order says "A → B → A" "A then B by rank" "B then A by rank"
 SHAREBENCH_SCENARIO(LockOrder, "lock-order")
     ->Describe("two named locks taken nested, in turns")
     ->Variant("same-order", "every rank takes A then B")

@@ -50,6 +50,9 @@ class LockRing : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect lock-ring/ring: liveness says "L0" "L1" "L2" "rank 0" "rank 1" "rank 2"
 SHAREBENCH_SCENARIO(LockRing, "lock-ring")
     ->Describe("each rank holds its lock and takes its neighbour's")
     ->MinProcs(2)

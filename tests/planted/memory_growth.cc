@@ -41,6 +41,9 @@ class MemoryGrowth : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect memory-growth/grows: memory says "MiB"
 SHAREBENCH_SCENARIO(MemoryGrowth, "memory-growth")
     ->Describe("a worker allocates 2 MiB a step")
     ->Variant("steady", "one buffer, rewritten every step")

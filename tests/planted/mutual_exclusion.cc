@@ -52,6 +52,9 @@ class MutualExclusion : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect mutual-exclusion/private-lock: mutual-exclusion says "began while another worker was inside" "does not exclude"
 SHAREBENCH_SCENARIO(MutualExclusion, "mutual-exclusion")
     ->Describe("a counter updated under a lock")
     ->Variant("shared-lock", "one ProcessMutex in the arena")

@@ -63,6 +63,9 @@ class Replicas : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect replicas/skip-round: replicas-agree says "round 1"
 SHAREBENCH_SCENARIO(Replicas, "replicas")
     ->Describe("private replicas averaged through arena slots every round")
     ->Variant("every-round", "every rank averages every round")

@@ -104,6 +104,9 @@ class SharedReader : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect shared-reader/round-trip: model-shared says "rank 0:" "in private memory" "reader"
 SHAREBENCH_SCENARIO(SharedReader, "shared-reader")
     ->Describe("workers read the model --model names, whose parameters live in the arena")
     ->Kind(sharebench::ScenarioKind::kInference)
@@ -111,6 +114,12 @@ SHAREBENCH_SCENARIO(SharedReader, "shared-reader")
     ->KnownBug("round-trip", "one worker moves its module to float64 and back after binding",
                sharebench::Expectation{{"model-shared"}}, 1);
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect shared-model/cloned: updates-reached-model says "no update reached"
+// expect shared-model/cloned: model-shared says "in private memory"
+// expect shared-model/to-double: updates-reached-model says "no update reached"
+// expect shared-model/to-double: model-shared says "in private memory"
 SHAREBENCH_SCENARIO(SharedModel, "shared-model")
     ->Describe("workers train one small model whose parameters live in the arena")
     ->Variant("bound", "trains the bound parameters in place")

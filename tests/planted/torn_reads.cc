@@ -71,6 +71,9 @@ class TornReads : public sharebench::Scenario {
 
 }  // namespace
 
+// What the harness must say of each planted bug, in every repetition under every start method
+// (tests/planted_pair_test.py reads these lines: `expect SCENARIO/VARIANT: CHECK says "WORDS"...`).
+// expect torn-reads/no-recheck: consistent-snapshots says "torn"
 SHAREBENCH_SCENARIO(TornReads, "torn-reads")
     ->Describe("one writer stamps versions under a sequence number; readers copy")
     ->MinProcs(2)

@@ -54,6 +54,7 @@ _received = []          # (path, obj, kind, details) a child got from its parent
 _optimizers = {}        # id(optimizer) -> _OptimizerUse, this process's
 _state_dict_taken = set()
 _handed = {}            # id(optimizer) -> optimizer this process handed to a child (its counter is read at the end)
+_handed_models = {}     # id(module or tensor) -> [obj, kind, fingerprint before the first child started]
 _hook_errors = 0
 _formatted_error = None  # the last traceback.format_exc() in a child: mp.spawn's wrapper reports a rank's exception so
 _exit_code_reads = set()  # children whose exit code this process read
@@ -316,6 +317,7 @@ class _OptimizerUse:
     def __init__(self, opt):
         self.opt = opt
         self.steps = 0
+        self.completed = 0         # steps that returned (one that raised applied nothing)
         self.no_grad_steps = 0
         self.sampled = 0
         self.same_grad = 0     # sampled steps whose gradient equalled the previous sampled step's
@@ -468,10 +470,16 @@ def _wrap_step(cls):
     @functools.wraps(step)
     def wrapped(self, *args, **kwargs):
         _guarded("optimizer step", _before_step, self)
-        return step(self, *args, **kwargs)
+        result = step(self, *args, **kwargs)
+        _guarded("optimizer step", _after_step, self)
+        return result
 
     wrapped._sharebench_wrapped = True
     cls.step = wrapped
+
+
+def _after_step(opt):
+    _use_of(opt).completed += 1
 
 
 def _patch_optimizer(optimizer_module):
@@ -614,7 +622,17 @@ def _after_fork_in_child():
     _inherited = _guarded("fork", _private_mappings)
     _state_dict_taken.clear()
     _handed.clear()
+    _handed_models.clear()
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
+
+
+def _before_start(carried):
+    """The models this process hands over, fingerprinted before the first child that gets each one
+    starts: a child that trains fast could otherwise change it before the parent looked."""
+    for path, obj, kind in carried or ():
+        if kind in ("module", "tensor") and id(obj) not in _handed_models:
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            _handed_models[id(obj)] = [obj, kind, _fingerprint(tensors)]
 
 
 def _after_start(process, where, carried):
@@ -622,6 +640,8 @@ def _after_start(process, where, carried):
     for path, obj, kind in carried or ():
         item = _describe(obj, kind)
         item.update({"path": path, "kind": kind})
+        if id(obj) in _handed_models:
+            item["oid"] = id(obj)
         objects.append(item)
         if kind == "optimizer":
             _handed[id(obj)] = obj
@@ -702,6 +722,26 @@ def _end_report(code):
                             "by_optimizer": any(id(t) in stepped for t in tensors),
                             "state_dict_taken": id(obj) in _state_dict_taken})
         report["changed"] = changes
+        # What this process stepped of what it received, and whether its own handed models changed:
+        # the runner judges the learning from the two ends (model-learned).
+        trained = []
+        for path, obj, kind, _ in _received:
+            if kind not in ("module", "tensor"):
+                continue
+            # Parameters that can learn: a frozen model (requires_grad False) an optimizer happens
+            # to hold is not expected to change.
+            ids = {id(t) for t in (obj.parameters() if kind == "module" else [obj]) if t.requires_grad}
+            steps = sum(u.completed for u in list(_optimizers.values()) if ids & {id(p) for p in _optimizer_params(u.opt)})
+            if steps > 0:
+                trained.append({"path": path, "class": type(obj).__name__, "steps": steps})
+        report["trained"] = trained
+        models = []
+        for oid, (obj, kind, before) in list(_handed_models.items()):
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            after = _fingerprint(tensors)
+            models.append({"oid": oid, "class": type(obj).__name__,
+                           "changed": None if before is None or after is None else after != before})
+        report["handed_models"] = models
         try:
             import torch.distributed as dist
             report["distributed"] = bool(dist.is_available() and dist.is_initialized())
@@ -737,6 +777,7 @@ def _patch_process(process_module):
     def patched_start(self):
         where = _guarded("start", _user_location)
         carried = _guarded("start", _objects_of, self)  # before start(): it deletes _args and _kwargs
+        _guarded("start", _before_start, carried)
         start(self)
         _guarded("start", _after_start, self, where, carried)
 
