@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <set>
 
@@ -160,6 +161,16 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
       if (shard.total > 1) {  // a shard holds part of each group: nothing to rank against
         if (!f->blocks.empty() && f->blocks != "0") throw UsageError("--blocks cannot rank a --shard: run --blocks 0");
         f->block_policy.enabled = false;
+      }
+      // One of several torchrun nodes (averaging's Gloo cells span them): every node must run the
+      // same cells in the same order, and each block's order is drawn at random, its end decided
+      // from the node's own figures.
+      const char* world = std::getenv("WORLD_SIZE");
+      if (f->block_policy.enabled && world && std::atoi(world) > 1) {
+        if (!f->blocks.empty()) throw UsageError("--blocks cannot rank across torchrun nodes (WORLD_SIZE > 1): run --blocks 0");
+        f->block_policy.enabled = false;
+        std::fprintf(stderr, "sharebench: no ranking blocks: this is one of WORLD_SIZE=%d torchrun nodes, which must run the "
+                             "same cells in the same order\n", std::atoi(world));
       }
       cells = plan_matrix(f->request);
       shard.planned_cells = cells.size();
