@@ -22,12 +22,27 @@ bool in_block(const Repetition& r) { return r.block >= 0; }
 
 namespace {
 
+// The mean ratio with its interval, from the log ratios block by block: a ratio's arithmetic mean is
+// biased upward by its own spread (the mean of x/y over exchangeable x and y is about 1 + CV², +4 %
+// at this VM's spread), so two runs of one strategy would seem to differ; the mean of ln(x/y) is 0.
+// Returned as shares: exp(mean) - 1, exp(lo) - 1, exp(hi) - 1.
+MeanInterval ratio_interval(const std::vector<double>& log_ratios) {
+  MeanInterval m = mean_interval_95(log_ratios);
+  const bool bounded = m.bounded();
+  m.mean = std::expm1(m.mean);
+  if (bounded) {
+    m.lo = std::expm1(m.lo);
+    m.hi = std::expm1(m.hi);
+  }
+  return m;
+}
+
 double figure(const Repetition& r, const std::string& metric) {
   const auto it = r.metrics.find(metric);
   return it == r.metrics.end() || !std::isfinite(it->second) || it->second <= 0 ? 0 : it->second;
 }
 
-// The control's two runs of each block: (first / second) - 1.
+// The control's two runs of each block: (its plain run / its control run) - 1, from log ratios.
 std::optional<BlockControl> control_of(const CellResult& cell) {
   const std::string metric = ranking_metric(cell.kind);
   std::map<int, double> first, second;
@@ -40,14 +55,14 @@ std::optional<BlockControl> control_of(const CellResult& cell) {
   std::vector<double> diffs, distances;
   for (const auto& [block, v] : second) {
     if (!first.count(block)) continue;
-    diffs.push_back(first[block] / v - 1);
+    diffs.push_back(std::log(first[block] / v));
     distances.push_back(std::fabs(diffs.back()));
   }
   BlockControl c;
-  c.typical = distances.empty() ? 0 : median(distances);
+  c.typical = distances.empty() ? 0 : std::expm1(median(distances));
   c.strategy = cell.config.scenario + "/" + cell.config.variant;
   c.cell = cell.config.id();
-  c.difference = mean_interval_95(diffs);
+  c.difference = ratio_interval(diffs);
   return c;
 }
 
@@ -103,9 +118,9 @@ std::optional<BlockRanking> rank_by_blocks(const std::vector<const CellResult*>&
     std::vector<double> ratios;
     for (const auto& [block, v] : s.rate_by_block) {
       const auto it = leader.rate_by_block.find(block);
-      if (it != leader.rate_by_block.end()) ratios.push_back(v / it->second - 1);
+      if (it != leader.rate_by_block.end()) ratios.push_back(std::log(v / it->second));
     }
-    s.vs_leader = mean_interval_95(ratios);
+    s.vs_leader = ratio_interval(ratios);
   }
   std::stable_sort(out.standings.begin() + 1, out.standings.end(), [](const BlockStanding& a, const BlockStanding& b) {
     return a.vs_leader.mean > b.vs_leader.mean;

@@ -27,7 +27,8 @@ struct BlockStanding {
   std::string cell;              // the cell its blocks ran (its quickest start method after the first pass)
   std::map<int, double> rate_by_block;
   MeanInterval rate;             // its throughput over its blocks, in the group's unit
-  MeanInterval vs_leader;        // (its rate / the leader's rate in the same block) - 1, over the blocks both ran
+  MeanInterval vs_leader;        // its rate / the leader's rate in the same block, over the blocks both ran:
+                                 // the geometric mean of those ratios - 1, with its interval (from their logs)
   double score = 0;              // mean over blocks of ln(rate) - the block's mean ln(rate): the leader's is highest
 };
 
@@ -35,8 +36,9 @@ struct BlockStanding {
 struct BlockControl {
   std::string strategy;
   std::string cell;
-  MeanInterval difference;  // (its first run / its second run in the block) - 1, over the blocks
-  double typical = 0;       // the median of |that difference| over the blocks
+  MeanInterval difference;  // its plain run / its control run in the block, over the blocks: the geometric
+                            // mean - 1, with its interval (from the log ratios)
+  double typical = 0;       // exp(the median of |log ratio|) - 1: the typical distance, as a share
   // How far apart the strategy typically landed from itself within a block: the median distance
   // (0 with fewer than two blocks). A median, not an interval's bound: on a machine whose runs
   // now and then land at half speed, one such block would otherwise tie anything. This run's tie
