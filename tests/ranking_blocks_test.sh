@@ -4,8 +4,9 @@
 # so few blocks on a loaded machine, the A/A margin can reach past a 24 % gap). Each contender runs once in every
 # block and the first pass's fastest a second time (the A/A control), every block holding each
 # contender once; the lock scenario (not throughput) runs once; results.json's group says 4 blocks
-# with the control and each strategy's ratio to the leader; the console names the control and the
-# leader with its interval; stderr says how the blocks went. A run of one strategy runs no block.
+# with the control and each strategy's ratio to the leader, and a verdict of either form (a lead
+# with its interval, or the tie with the ratio): which one is the machine's to say, not this test's;
+# the console names the control; stderr says how the blocks went. A run of one strategy runs no block.
 # usage: ranking_blocks_test.sh SHAREBENCH OUTDIR
 source "$(dirname "$0")/test_lib.sh" "$@"
 
@@ -45,10 +46,17 @@ else:
     g = groups[0]
     if g.get("blocks") != 4: problems.append(f"group blocks {g.get('blocks')}")
     if g.get("control", {}).get("blocks") != 4: problems.append(f"control {g.get('control')}")
-    if g["strategies"][0]["strategy"] != "hogwild/lock-free": problems.append(f"leader {g['strategies'][0]['strategy']}")
-    second = g["strategies"][1].get("vs_leader", {})
-    if not second or not second["mean"] < -0.2: problems.append(f"locked/whole-step against the leader: {second}")
-    if "ahead of locked/whole-step (95 % interval" not in g["verdict"]: problems.append(f"verdict: {g['verdict']}")
+    # The mechanics, not the speeds: on a machine other tests share, which strategy leads and by how
+    # much is not this test's to assert (tests/block_ranking_test.cc holds the ranking's rules).
+    lead, second = g["strategies"][0], g["strategies"][1]
+    if lead.get("vs_leader") != {"mean": 0.0, "lo": 0.0, "hi": 0.0, "blocks": 4}:
+        problems.append(f"the leader against itself: {lead.get('vs_leader')}")
+    v = second.get("vs_leader", {})
+    if v.get("blocks") != 4 or not (v["lo"] <= v["mean"] <= v["hi"]) or not v["mean"] <= 0:
+        problems.append(f"{second['strategy']} against the leader: {v}")
+    told = f"{lead['strategy']}, " in g["verdict"] and f"ahead of {second['strategy']} (95 % interval" in g["verdict"]
+    tied = g["verdict"].startswith(f"not distinguishable after 4 blocks: {lead['strategy']}, {second['strategy']} (")
+    if not (told or tied) or "4 blocks" not in g["verdict"]: problems.append(f"verdict: {g['verdict']}")
 for p in problems: print("FAIL:", p)
 sys.exit(1 if problems else 0)
 PY
