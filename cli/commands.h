@@ -22,9 +22,6 @@ inline constexpr int kExitUnexpected = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInternal = 3;
 
-// The exit codes of `command` ("" for the top level), for the end of its --help.
-std::string exit_codes_text(const std::string& command);
-
 // A CLI11 check that the value is one of `known`; its error names them and, for a near miss, the
 // one meant: "htlm not in {console,json,md,html,...}: did you mean html?". Use it instead of
 // CLI::IsMember for every closed list of words.
@@ -64,14 +61,12 @@ bool use_colour(const std::string& mode, int fd);
 // The values given for each cell flag (harness/plan/cell_flags.h), by flag name.
 using CellFlagValues = std::map<std::string, std::vector<std::string>>;
 // Adds every cell flag a command takes as a CLI11 option, with its help and its default from
-// `defaults`: `exec` the flags marked exec (with their exec help), every other command all but the
-// exec-only ones. A list flag takes commas; a single one the last value given.
-void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool exec);
+// `defaults`: a command that runs a program (`program`: exec) the flags marked for programs (with
+// their program help), every other command all but the program-only ones. A list flag takes
+// commas; a single one the last value given.
+void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool program);
 // Sets `base`'s fields from the values given, in the table's order; throws UsageError.
 void apply_cell_flags(CellFlagValues& values, CellConfig& base);
-
-// "sharebench 0.1.0 (git abc1234)\nLibTorch …\nBLAS …": what --version prints.
-std::string version_text();
 
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
@@ -79,10 +74,6 @@ std::function<int()> add_list_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);
-std::function<int()> add_soak_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_merge_command(CLI::App& app);
-std::function<int()> add_peers_command(CLI::App& app, int argc, char** argv);
-// `program`: the words after exec's `--`, which CLI11 never sees (run_cli splits them off).
-std::function<int()> add_exec_command(CLI::App& app, int argc, char** argv, std::vector<std::string> program);
 
 }  // namespace sharebench::cli

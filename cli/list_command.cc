@@ -71,7 +71,7 @@ std::function<int()> add_list_command(CLI::App& app) {
                               {"min_procs_for_bug", v.min_procs_for_bug},
                               {"bug_starts", starts_of(v.bug_starts)},
                               {"locks_every_step", v.locks_every_step},
-                              {"not_soaked", v.not_soaked},
+                              {"not_soaked", v.no_random_faults},
                               {"opted_out", opt_outs_of(v.opt_outs)}});
         }
         const std::vector<std::string> starts = starts_of(s->starts());
@@ -95,7 +95,7 @@ std::function<int()> add_list_command(CLI::App& app) {
                      v.min_procs_for_bug,
                      v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
         }
-        if (!v.not_soaked.empty()) fmt::print("      not soaked: {}\n", v.not_soaked);
+        if (!v.no_random_faults.empty()) fmt::print("      not soaked: {}\n", v.no_random_faults);
         for (const auto& [check, why] : v.opt_outs) fmt::print("      no `{}` check: {}\n", check, why);
       }
       for (const auto& [check, why] : s->opt_outs()) {

@@ -17,7 +17,6 @@ void make_terminal_safe(RunResult& run) {
     clean(c.config.variant);
     for (std::string& s : c.config.command) clean(s);
     clean(c.config.workdir);
-    clean(c.config.mp_start);
     clean(c.repro);
     for (Repetition& r : c.repetitions) {
       clean(r.status_message);

@@ -495,10 +495,10 @@ SHAREBENCH_SCENARIO(IpcScenario, "ipc")
     ->Variant("named-reuse", "named /dev/shm segment passed by name; buffers reused")
     ->Variant("named-fresh", "named /dev/shm segment, a fresh one per message, unlinked by its last user")
     ->Variant("cuda", "CUDA IPC memory and event handles (needs a GPU; refused under fork)")
-    ->NotSoaked("a GPU cell is skipped on most machines, which would leave soak's planned fault uninjected; "
+    ->NoRandomFaults("a GPU cell is skipped on most machines, which would leave soak's planned fault uninjected; "
                 "run it with `run --scenario ipc/cuda --fault ...`")
     ->Variant("cuda-hold-1024", "CUDA IPC with each consumer holding 1 024 messages mapped at once (needs a GPU)")
-    ->NotSoaked("a GPU cell is skipped on most machines, which would leave soak's planned fault uninjected; "
+    ->NoRandomFaults("a GPU cell is skipped on most machines, which would leave soak's planned fault uninjected; "
                 "run it with `run --scenario ipc/cuda-hold-1024 --fault ...`")
     ->KnownBug("early-reuse", "the producer rewrites a buffer before every consumer released it",
                Expectation{{checks::kMessageChecksums, checks::kBufferLifetime}, {}})

@@ -68,15 +68,20 @@ if not stated or int(stated.group(1)) != cells:
 
 # --- checks -----------------------------------------------------------------------------------------
 emitted = set()
-for folder in ("harness", "scenarios"):
+for folder in ("harness", "scenarios", "wings"):
     for root, _, files in os.walk(os.path.join(src, folder)):
         for f in files:
             if not f.endswith((".cc", ".h")):
                 continue
             text = open(os.path.join(root, f), encoding="utf-8").read()
             emitted |= set(re.findall(r'(?:\.check\(|\bCheck\{)\s*"([a-z][a-z0-9-]+)"', text))
-# Every check id the project declares (harness/results/check_ids.h: the code spells no other).
-emitted |= set(re.findall(r'inline constexpr CheckId k\w+\{"([a-z0-9-]+)"\}', read("harness/results/check_ids.h")))
+# Every check id the project declares (harness/results/check_ids.h and each wing's *_check_ids.h:
+# the code spells no other).
+id_files = ["harness/results/check_ids.h"] + sorted(
+    os.path.relpath(os.path.join(root, f), src) for root, _, files in os.walk(os.path.join(src, "wings"))
+    for f in files if f.endswith("check_ids.h"))
+for ids_path in id_files:
+    emitted |= set(re.findall(r'inline constexpr CheckId k\w+\{"([a-z0-9-]+)"\}', read(ids_path)))
 for sc in listed:
     for v in sc["variants"]:
         emitted |= set(v["must_fail"]) | set(v["may_fail"])

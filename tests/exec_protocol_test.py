@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The typed protocol between exec's two sides (scenarios/exec/python/events_schema.json), checked
+"""The typed protocol between exec's two sides (wings/exec/python/events_schema.json), checked
 against both, so a field renamed on one side fails here rather than making a check silently vanish:
 
   the Python side   real programs (tests/exec_programs/, under fork and spawn) run with the hooks;

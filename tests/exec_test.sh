@@ -96,7 +96,7 @@ cat >"$out/beat.c" <<'C'
 #include <unistd.h>
 int main(void) { for (long long i = 1; i <= 4; ++i) { sharebench_progress_beat(i); usleep(100000); } return 0; }
 C
-mkdir -p "$out/include/sharebench" && cp "$src/scenarios/exec/progress.h" "$out/include/sharebench/"
+mkdir -p "$out/include/sharebench" && cp "$src/wings/exec/progress.h" "$out/include/sharebench/"
 if cc -I"$out/include" -o "$out/beat" "$out/beat.c"; then
   expect c_beats 0 --hang-timeout 2 -- "$out/beat"
   judge c_beats 'cells[0]["repetitions"][0]["metrics"]["steps_total"] == 4'

@@ -14,13 +14,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "scenarios/exec/process_tree.h"
-#include "scenarios/exec/progress_channel.h"
+#include "wings/exec/process_tree.h"
+#include "wings/exec/progress_channel.h"
 #include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
 #include "harness/plan/cell_flags.h"
 
 namespace sharebench {
+void link_exec_scenario();  // wings/exec/exec_scenario.cc: keeps the exec scenario in this binary
 namespace {
 
 std::string temp_path(const char* name) { return fmt::format("/tmp/sharebench-exec-unit-{}-{}", ::getpid(), name); }
@@ -117,16 +118,17 @@ TEST(ExecCell, IsNamedByItsProgramAndReproducedWithItsCommand) {
   EXPECT_EQ(command_name({"python3", "evil\x1b[2J.py"}), "evil_[2J.py");
   CellConfig c;
   c.scenario = "exec";
-  c.variant = "default";
+  c.variant = "spawn";  // exec's variants are the start methods it forces
   c.command = {"python3", "x/hogwild.py", "--name", "two words"};
   c.workdir = "/work";
-  c.mp_start = "spawn";
   c.hang_timeout_s = 5;
   c.fault = FaultPlan::parse("kill:child@1");
   EXPECT_EQ(c.id(), "exec/hogwild.py@spawn:1~kill:child@1");
-  c.mp_start.clear();
+  c.variant = "own";
   EXPECT_EQ(c.id(), "exec/hogwild.py@own:1~kill:child@1");
-  c.mp_start = "spawn";
+  link_exec_scenario();  // the reproduce line comes from the scenario's RunsCommand("exec", "--mp-start")
+  EXPECT_EQ(repro_args(c, 1).at(1), "--workdir");  // the first variant is the default: no flag
+  c.variant = "spawn";
   const std::vector<std::string> args = repro_args(c, 2);
   const std::vector<std::string> want{"exec", "--mp-start", "spawn", "--workdir", "/work", "--hang-timeout", "5",
                                       "--fault", "kill:child@1", "--repetitions", "2", "--", "python3", "x/hogwild.py",

@@ -4,10 +4,13 @@
 Reads the "## Layers" table of docs/architecture.md (one row per layer, lowest first, each naming
 its folders) and every `#include "..."` of the project's own sources: a file may include a file of
 its own folder or of a folder in a lower layer, never one in the same layer's other folders or
-above. Then, for the core (harness/): no file over 350 lines and no function over 80 (a function
-is measured from the line of its opening brace to its closing one, by brace matching with strings
-and comments stripped). And no check name is spelled as a string literal outside
-harness/results/check_ids.h, the one place that declares them. Fails naming each break.
+above. Then the feature wings (the table's wings/ folders: exec, soak, peers): each is one folder
+that only the app above it includes, no source file named for it lives outside it, and the core
+(harness/) names none of them in its code. Then, for the core: no file over 350 lines and no
+function over 80 (a function is measured from the line of its opening brace to its closing one, by
+brace matching with strings and comments stripped). And no check name is spelled as a string
+literal outside its one declaration: harness/results/check_ids.h for the core's, a wing's
+*_check_ids.h for the wing's. Fails naming each break.
 
     python3 tests/layering_test.py SOURCE_DIR
 """
@@ -20,7 +23,7 @@ problems = []
 
 MAX_FILE_LINES = 350
 MAX_FUNCTION_LINES = 80
-SOURCE_DIRS = ["harness", "torch_support", "workload", "scenarios", "reports", "cli", "bench"]
+SOURCE_DIRS = ["harness", "torch_support", "workload", "scenarios", "reports", "cli", "wings", "app", "bench"]
 
 
 def read(path):
@@ -154,14 +157,78 @@ for path in sources:
     for line, length, head in long_functions(text):
         problems.append(f"{path}:{line}: a function of {length} lines, over {MAX_FUNCTION_LINES}: {head}")
 
+# --- the feature wings ------------------------------------------------------------------------------
+wings = sorted(f for f in layer_of if f.startswith("wings/"))
+if len(wings) < 3:
+    problems.append(f"docs/architecture.md: the ## Layers table names {len(wings)} wings (want exec, soak, peers)")
+# What the core may not spell, per wing: an identifier with the wing's name as one of its words
+# (exec_only, SoakShare; CLOEXEC and execv are words of their own), or a name the wing's headers
+# declare (ProgramSupervisor, PeerRatios, kModelLearned).
+WING_WORDS = {"wings/exec": {"exec"}, "wings/soak": {"soak"}, "wings/peers": {"torch_mp"}}
+
+
+def words_of(identifier):
+    """exec_only -> exec, only; kWorkerExitExecvFailed -> k, worker, exit, exec, failed."""
+    out = []
+    for part in identifier.split("_"):
+        out += [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", part)]
+    return out
+
+
+def declared_names(wing):
+    names = set()
+    for path in sources:
+        if path.startswith(wing + "/") and path.endswith(".h"):
+            code = strip_code(read(path))
+            names |= set(re.findall(r"\b(?:class|struct|enum class|enum)\s+(\w+)", code))
+            names |= set(re.findall(r"\bconstexpr\s+[\w:<>]+\s+(k\w+)", code))
+            names |= set(re.findall(r"^(?=\w)[\w:<>,*& ]+?[\s*&](\w+)\(", code, re.M))
+    return {n for n in names if len(n) >= 6}
+
+
+for wing in wings:
+    if not os.path.isdir(os.path.join(src, wing)):
+        problems.append(f"{wing}: named in docs/architecture.md's ## Layers but not there")
+        continue
+    stem = wing.split("/")[1].rstrip("s")  # exec, soak, peer
+    for path in sources:
+        inside = path.startswith(wing + "/")
+        if not inside and os.path.basename(path).startswith(stem):
+            problems.append(f"{path}: named for the {wing} wing but outside it (a wing is one folder)")
+        if inside or path.startswith("app/"):
+            continue
+        for lineno, line in enumerate(read(path).splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"(wings/[^/]+)/', line)
+            if m and m.group(1) == wing:
+                problems.append(f"{path}:{lineno}: includes the {wing} wing: only app/ may")
+    words = WING_WORDS.get(wing)
+    if words is None:
+        problems.append(f"{wing}: tests/layering_test.py has no words to keep it out of the core")
+        continue
+    names_of_wing = declared_names(wing)
+    for path in sources:
+        if not path.startswith("harness/"):
+            continue
+        code = strip_code(read(path))
+        for m in re.finditer(r"\b[A-Za-z_]\w*", code):
+            token = m.group(0)
+            if token in names_of_wing or words & set(words_of(token)) or any(w in token for w in words if "_" in w):
+                lineno = code.count("\n", 0, m.start()) + 1
+                problems.append(f"{path}:{lineno}: the core names the {wing} wing ({token}): the wing holds it")
+
 # --- check names, declared once ---------------------------------------------------------------------
-ids_path = "harness/results/check_ids.h"
-declared = dict(re.findall(r'inline constexpr CheckId (k\w+)\{"([a-z0-9-]+)"\}', read(ids_path)))
+id_files = ["harness/results/check_ids.h"] + [p for p in sources if p.startswith("wings/") and p.endswith("check_ids.h")]
+declared = {}
+for ids_path in id_files:
+    found = dict(re.findall(r'inline constexpr CheckId (k\w+)\{"([a-z0-9-]+)"\}', read(ids_path)))
+    if not found:
+        problems.append(f"{ids_path}: no check ids found")
+    declared.update(found)
 if len(declared) < 20:
-    problems.append(f"{ids_path}: only {len(declared)} check ids found")
+    problems.append(f"{id_files}: only {len(declared)} check ids found")
 names = set(declared.values())
 for path in sources:
-    if path == ids_path:
+    if path in id_files:
         continue
     for lineno, line in enumerate(read(path).splitlines(), 1):
         if "NOLINT(check-id)" in line:
@@ -170,10 +237,10 @@ for path in sources:
         for literal in re.findall(r'"([a-z0-9-]+)"', code):
             if literal in names:
                 problems.append(f'{path}:{lineno}: the check name "{literal}" as a literal: use its '
-                                f"CheckId from {ids_path}")
+                                f"CheckId from {' or '.join(id_files)}")
 
 for p in problems:
     print(p)
 print(f"layering: {len(sources)} files, {len(layer_of)} folders in {len(set(layer_of.values()))} layers, "
-      f"{len(names)} check ids; {len(problems)} problem(s)")
+      f"wings {', '.join(w.split('/')[1] for w in wings)}, {len(names)} check ids; {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "harness/peers/peer_program.h"
-#include "harness/peers/peer_ratios.h"
-#include "reports/peer_report.h"
+#include "wings/peers/peer_program.h"
+#include "wings/peers/peer_ratios.h"
+#include "wings/peers/peer_report.h"
 
 namespace sharebench {
 namespace {

@@ -1,11 +1,11 @@
-// Unit tests of exec's sharing rules (scenarios/exec/sharing_findings.h) on crafted events: each rule
+// Unit tests of exec's sharing rules (wings/exec/sharing_findings.h) on crafted events: each rule
 // fails on the pattern it exists for and stays quiet on the correct twin, so a rule that cannot
 // fail, or that fails on correct code, is caught here before any program runs.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "scenarios/exec/sharing_findings.h"
+#include "wings/exec/sharing_findings.h"
 
 namespace sharebench {
 namespace {

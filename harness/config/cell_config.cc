@@ -79,7 +79,7 @@ std::string command_name(const std::vector<std::string>& command) {
 
 std::string CellConfig::id() const {
   const std::string what = command.empty() ? variant : command_name(command);
-  const std::string how = command.empty() ? std::string(to_string(start)) : mp_start.empty() ? "own" : mp_start;
+  const std::string how = command.empty() ? std::string(to_string(start)) : variant;
   std::string id = fmt::format("{}/{}@{}:{}", scenario, what, how, procs);
   if (workload.model != "mlp") {  // "+transformer-s", or a TorchScript file's name
     const std::size_t slash = workload.model.rfind('/');

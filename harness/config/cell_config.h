@@ -24,8 +24,8 @@ std::string_view to_string(StartMethod m);
 std::ostream& operator<<(std::ostream& out, StartMethod m);  // its name, as to_string gives it
 std::optional<StartMethod> parse_start_method(std::string_view s);
 const std::vector<StartMethod>& all_start_methods();
-// Python multiprocessing's start methods (exec --mp-start, a cell's mp_start): every start method
-// but threads, by name.
+// Python multiprocessing's start methods (exec --mp-start, which makes them its variants): every
+// start method but threads, by name.
 const std::vector<std::string>& python_start_methods();
 
 // The standard workload (an MLP on synthetic classification data, trained with SGD, or another model
@@ -70,20 +70,19 @@ struct CellConfig {
   // The options of the cell's scenario's own, by name, as text ("average-every" → "10"): declared
   // by the scenario (harness/scenario/scenario_option.h), read with option_int() and kin.
   std::map<std::string, std::string> options;
-  // A scenario that runs a program (ScenarioInfo::RunsCommand; `sharebench exec`): the program
-  // (argv, the first word looked up on PATH), the directory it runs in (absolute: where exec was
-  // called), and multiprocessing's start method in every Python process of it ("" leaves the
-  // program's own choice; the cell's own `start` is then fork). Empty for every other scenario.
+  // A scenario that runs a program (ScenarioInfo::RunsCommand): the program (argv, the first word
+  // looked up on PATH) and the directory it runs in (absolute: where the command was called). What
+  // else the scenario's command chose is its variant and its options. Empty for every other scenario.
   std::vector<std::string> command;
   std::string workdir;
-  std::string mp_start;
 
   // "locked/whole-step"
   std::string scenario_variant() const { return scenario + "/" + variant; }
   // A stable id for the cell, without the repetition: "locked/whole-step@fork:2", and with a fault
   // "locked/whole-step@fork:2~kill:1@20"; with a model other than the MLP,
-  // "locked/whole-step@fork:2+transformer-s". An exec'd program is named by its script or binary,
-  // with its --mp-start ("own" when the program chooses): "exec/hogwild.py@spawn:1".
+  // "locked/whole-step@fork:2+transformer-s". A program's cell is named by its script or binary,
+  // with its variant where the start method would be (a program's supervisor always forks; exec's
+  // variants are the start methods it forces): "exec/hogwild.py@spawn:1".
   std::string id() const;
   std::string to_json() const;
   // Throws std::invalid_argument (a field of the wrong type or out of its domain) naming the field.

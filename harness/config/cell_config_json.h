@@ -30,7 +30,6 @@ inline void from_json(const nlohmann::json& j, FaultPlan& f) { f = FaultPlan::pa
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellConfig, scenario, variant, start, procs, repetition, workload,
                                                 hang_timeout_s, deadline_s, fault, arena_mb, max_growth_mb, stacks,
-                                                disabled_checks, chaos_seed, command, workdir,
-                                                mp_start, options)
+                                                disabled_checks, chaos_seed, command, workdir, options)
 
 }  // namespace sharebench

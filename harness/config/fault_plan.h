@@ -10,7 +10,7 @@
 // than a step (a program need not report steps): "kill:child@1" (SIGKILL the first child of the
 // program, by order of birth, 1 s after it was born), "kill:child3@0.5" (the third), "kill:random@2"
 // (2 s after the program started, a child drawn with the cell's seed), "stall:child@1+5". The
-// supervisor of the tree injects those (scenarios/exec), not the runner; multiprocessing's own helper
+// supervisor of the tree injects those (wings/exec), not the runner; multiprocessing's own helper
 // processes (resource tracker, forkserver) are never chosen.
 #pragma once
 

@@ -81,7 +81,8 @@ Check FaultInjector::check(const HarnessBlock& block) const {
                static_cast<double>(struck_step(block)), outcome(block)};
 }
 
-Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s) {
+Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s,
+                                    const std::vector<std::string>& scenario_must_pass) {
   Expectation e;
   if (!plan.active()) return e;
   if (plan.targets_tree()) {
@@ -89,8 +90,10 @@ Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s
     // chooses (an error exit is the right answer to a dead worker), not hang; the harness must
     // inject the fault and leave nothing behind.
     e.others_free = true;
-    // Nor may it leave anything behind: a process, a /dev/shm segment.
-    e.must_pass = {checks::kLiveness, checks::kFaultInjected, checks::kNoLeaks, checks::kNoSurvivors, checks::kShmReclaimed, checks::kChecker, checks::kSetup};
+    // Nor may it leave anything behind: the scenario names its own checks of that (a process, a
+    // /dev/shm segment).
+    e.must_pass = {checks::kLiveness, checks::kFaultInjected, checks::kNoLeaks, checks::kChecker, checks::kSetup};
+    e.must_pass.insert(e.must_pass.end(), scenario_must_pass.begin(), scenario_must_pass.end());
     return e;
   }
   if (nemesis_of(plan).ends_the_run(plan, hang_timeout_s)) {

@@ -25,8 +25,10 @@
 
 namespace sharebench {
 
-// The expectation a cell with this fault is judged by (above).
-Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s);
+// The expectation a cell with this fault is judged by (above); `scenario_must_pass`: the checks its
+// scenario says must pass under any fault (ScenarioInfo::MustPassUnderFault).
+Expectation expectation_under_fault(const FaultPlan& plan, double hang_timeout_s,
+                                    const std::vector<std::string>& scenario_must_pass = {});
 
 class FaultInjector {
  public:

@@ -57,16 +57,16 @@ class Nemesis {
 
   // `soak`: the percent of its cells this kind is drawn for, each share with its hold as a multiple
   // of the hang timeout (0: none); a kind that needs a lock taken every step yields its shares to
-  // `soak_fallback()` where the variant takes none.
-  struct SoakShare {
+  // `draw_fallback()` where the variant takes none.
+  struct DrawShare {
     int percent = 0;
     double hold_of_hang_timeout = 0;
   };
-  virtual std::vector<SoakShare> soak_shares() const = 0;
+  virtual std::vector<DrawShare> draw_shares() const = 0;
   virtual bool needs_lock_every_step() const { return false; }
-  virtual std::string_view soak_fallback() const { return {}; }
+  virtual std::string_view draw_fallback() const { return {}; }
   // How soak counts a plan of this kind ("stall (long)").
-  virtual std::string soak_label(const FaultPlan& /*plan*/, double /*hang_timeout_s*/) const { return std::string(name()); }
+  virtual std::string draw_label(const FaultPlan& /*plan*/, double /*hang_timeout_s*/) const { return std::string(name()); }
 };
 
 // Every kind, in the order `soak` draws them, found by its name.

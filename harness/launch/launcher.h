@@ -65,7 +65,7 @@ std::unique_ptr<Launcher> make_launcher(StartMethod method);
 inline constexpr int kWorkerExitOk = 0;
 inline constexpr int kWorkerExitFailed = 1;       // work() threw; the slot holds the message
 inline constexpr int kWorkerExitSetupFailed = 2;  // could not attach the arena or build the scenario
-inline constexpr int kWorkerExitExecFailed = 127;
+inline constexpr int kWorkerExitExecvFailed = 127;
 
 // Runs rank `rank` of `cell` in the calling process or thread; returns its exit code. Never throws.
 int run_worker(const CellConfig& cell, SharedArena& arena, int rank);

@@ -57,7 +57,7 @@ class SpawnLauncher : public Launcher {
         ::execve(exe.c_str(), argv.data(), envp.data());
         static const char msg[] = "sharebench: exec of worker failed\n";
         [[maybe_unused]] auto ignored = ::write(2, msg, sizeof msg - 1);
-        ::_exit(kWorkerExitExecFailed);  // not through stdio: nothing of the runner's to flush twice
+        ::_exit(kWorkerExitExecvFailed);  // not through stdio: nothing of the runner's to flush twice
       });
     }
     return group;

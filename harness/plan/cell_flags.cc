@@ -61,9 +61,9 @@ void add_workload_flags(std::vector<CellFlag>& flags) {
     CellFlag f;
     f.flag = "--seed";
     f.type_name = "INT";
-    f.exec = true;
+    f.program = true;
     f.help = "seed for data and initial weights";
-    f.exec_help = "seed of kill:random's draw of a child (the program's own randomness is its own)";
+    f.program_help = "seed of kill:random's draw of a child (the program's own randomness is its own)";
     f.parse = [](CellConfig& c, const std::string& t) {
       c.workload.seed = static_cast<std::uint64_t>(parse_flag_int("--seed", t, 0, INT64_MAX));
     };
@@ -123,24 +123,24 @@ void add_training_flags(std::vector<CellFlag>& flags) {
 void add_supervision_flags(std::vector<CellFlag>& flags) {
   flags.push_back(double_flag("--hang-timeout", "seconds without progress that make a hang", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.hang_timeout_s; }));
-  flags.back().exec = true;
-  flags.back().exec_help = "seconds without a progress beat from any process of the program (before its first beat, "
+  flags.back().program = true;
+  flags.back().program_help = "seconds without a progress beat from any process of the program (before its first beat, "
                            "without CPU time anywhere in its tree) that make a hang";
   flags.push_back(double_flag("--deadline", "seconds a cell repetition may take in all", 0.01, kMaxTimeoutS,
                               [](CellConfig& c) -> double& { return c.deadline_s; }));
-  flags.back().exec_help = "seconds the program may run in all before it is stopped and called a deadline (raised to fit "
+  flags.back().program_help = "seconds the program may run in all before it is stopped and called a deadline (raised to fit "
                            "--duration)";
-  flags.back().exec = true;
+  flags.back().program = true;
   {
     CellFlag f;
     f.flag = "--fault";
     f.type_name = "KIND:RANK@STEP";
-    f.exec = true;
+    f.program = true;
     f.help = "inject a fault into every cell, KIND:RANK@STEP: kill:1@20 (SIGKILL rank 1 at its step 20), "
              "kill-holding-lock:0@5 (SIGKILL while it holds a lock), stall:1@10+3 (SIGSTOP for 3 s); under `exec`, a "
              "child of the program: kill:child@1 (its first child, 1 s after its birth), kill:child2@0.5, "
              "kill:random@2 (2 s after the start, one drawn with --seed), stall:child@1+5";
-    f.exec_help = "inject a fault into the program's process tree: kill:child@1 (SIGKILL its first child 1 s after "
+    f.program_help = "inject a fault into the program's process tree: kill:child@1 (SIGKILL its first child 1 s after "
                   "that child's birth), kill:child2@0.5 (its second), kill:random@2 (2 s after the start, a live child "
                   "drawn with --seed), stall:child@1+5 (SIGSTOP for 5 s, then SIGCONT); multiprocessing's helpers are "
                   "never chosen";
@@ -168,9 +168,9 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
     CellFlag f;
     f.flag = "--stacks";
     f.type_name = "gdb|proc|auto";
-    f.exec = true;
+    f.program = true;
     f.help = "stacks of hung workers: gdb, proc (/proc only), auto (gdb when installed)";
-    f.exec_help = "on a hang, native stacks of the program's processes: gdb, proc (/proc only), auto (gdb when "
+    f.program_help = "on a hang, native stacks of the program's processes: gdb, proc (/proc only), auto (gdb when "
                   "installed); Python stacks are taken in every case";
     f.parse = [](CellConfig& c, const std::string& t) {
       if (t != "gdb" && t != "proc" && t != "auto") {
@@ -185,7 +185,7 @@ void add_judging_flags(std::vector<CellFlag>& flags) {
     CellFlag f;
     f.flag = "--disable-check";
     f.type_name = "CHECK";
-    f.exec = true;
+    f.program = true;
     f.help = "detector self-test: drop these checks from the results, as if switched off; a planted bug only "
              "they catch then fails the run";
     f.list = true;
@@ -227,7 +227,7 @@ void add_scenario_option_flags(std::vector<CellFlag>& flags) {
       f.type_name = option.type == ScenarioOption::Type::kInt      ? "INT"
                     : option.type == ScenarioOption::Type::kDouble ? "NUMBER"
                                                                    : fmt::format("{}", fmt::join(option.choices, "|"));
-      f.exec = f.exec_only = s->runs_command();
+      f.program = f.program_only = s->runs_command();
       f.parse = [&option](CellConfig& c, const std::string& t) { c.options[option.name] = option.normalize(t); };
       f.format = [&option](const CellConfig& c) {
         const auto it = c.options.find(option.name);
@@ -280,13 +280,18 @@ const CellFlag* find_cell_flag(const std::string& flag) {
 }
 
 std::vector<std::string> repro_args(const CellConfig& c, int repetitions) {
-  if (!c.command.empty()) {  // a program run by `sharebench exec`
-    std::vector<std::string> args{"exec"};
-    if (!c.mp_start.empty()) args.insert(args.end(), {"--mp-start", c.mp_start});
+  const ScenarioInfo* program_runner = ScenarioRegistry::instance().find(c.scenario);
+  if (!c.command.empty() && program_runner != nullptr && program_runner->runs_command()) {
+    // COMMAND [VARIANT_FLAG VARIANT] [--workdir DIR] [flags] -- PROGRAM (ScenarioInfo::RunsCommand)
+    std::vector<std::string> args{program_runner->command()};
+    const auto& variants = program_runner->variants();
+    if (!variants.empty() && c.variant != variants.front().name) {
+      args.insert(args.end(), {program_runner->variant_flag(), c.variant});
+    }
     if (!c.workdir.empty()) args.insert(args.end(), {"--workdir", c.workdir});
     const CellConfig defaults;
     for (const CellFlag& f : cell_flags()) {
-      if (!f.exec) continue;
+      if (!f.program) continue;
       const std::string value = f.format(c);
       if (value != f.format(defaults)) args.insert(args.end(), {f.flag, value});
     }

@@ -24,10 +24,10 @@ namespace sharebench {
 struct CellFlag {
   std::string flag;     // "--steps"
   std::string help;     // for --help
-  std::string exec_help;  // for `exec --help`, where the flag means something of a program's ("": help)
+  std::string program_help;  // for a command that runs a program, where the flag means something of its ("": help)
   bool list = false;    // takes a comma-separated list (may be repeated)
-  bool exec = false;    // `sharebench exec` takes it too (it changes how a program's cell is run or judged)
-  bool exec_only = false;  // only `sharebench exec` takes it (`run` has no program to apply it to)
+  bool program = false;  // a command that runs a program takes it too (it changes how that cell is run or judged)
+  bool program_only = false;  // only a command that runs a program takes it (`run` has none to apply it to)
   std::string type_name = "TEXT";  // what --help shows after the flag: INT, NUMBER, or the words it takes
   // Sets the config's field from the flag's text; throws UsageError.
   std::function<void(CellConfig&, const std::string&)> parse;

@@ -225,7 +225,7 @@ std::vector<PlannedCell> plan_matrix(const MatrixRequest& request) {
           cell.config.variant = v->name;
           cell.config.start = m;
           cell.config.procs = p;
-          cell.expected = fault.active() ? expectation_under_fault(fault, request.base.hang_timeout_s)
+          cell.expected = fault.active() ? expectation_under_fault(fault, request.base.hang_timeout_s, s->must_pass_under_fault())
                                          : v->expectation_for(p, m, request.base.chaos_seed != 0);
           cell.known_bug = v->known_bug;
           cell.kind = s->kind();

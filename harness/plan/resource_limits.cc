@@ -29,8 +29,8 @@ constexpr long kDescriptorsPerRankInProcess = 2;
 constexpr long kDescriptorsPerRankInThreads = 16;
 // A program under exec: its supervisor and the guard beside it, and a program of a parent and two
 // workers at the least (its own may have more: the estimate can only be a floor).
-constexpr long kExecSupervisorTasks = 2;
-constexpr long kExecProgramProcesses = 3;
+constexpr long kProgramSupervisorTasks = 2;
+constexpr long kProgramProcesses = 3;
 
 std::string limit_text(rlim_t v) { return v == RLIM_INFINITY ? "unlimited" : std::to_string(v); }
 
@@ -59,8 +59,8 @@ ResourceNeeds resource_needs(const std::vector<PlannedCell>& cells) {
     const CellConfig& c = p.config;
     const long per_worker = kTasksPerWorkerBeyondPool + c.workload.threads_per_worker;
     const bool program = !c.command.empty();
-    const long workers = program ? kExecProgramProcesses : c.procs;
-    const long tasks = kRunnerTasksBeyondPool + pool + workers * per_worker + (program ? kExecSupervisorTasks : 0);
+    const long workers = program ? kProgramProcesses : c.procs;
+    const long tasks = kRunnerTasksBeyondPool + pool + workers * per_worker + (program ? kProgramSupervisorTasks : 0);
     if (tasks > needs.tasks) {
       needs.tasks = tasks;
       widest = workers;

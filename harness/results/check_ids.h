@@ -66,16 +66,6 @@ inline constexpr CheckId kSegmentsReclaimed{"segments-reclaimed"};
 inline constexpr CheckId kMessageChecksums{"message-checksums"};
 inline constexpr CheckId kBufferLifetime{"buffer-lifetime"};
 inline constexpr CheckId kProducerLifetime{"producer-lifetime"};
-
-// exec's: a user's program and what its processes did with torch.
-inline constexpr CheckId kExitStatus{"exit-status"};
-inline constexpr CheckId kNoSurvivors{"no-survivors"};
-inline constexpr CheckId kShmReclaimed{"shm-reclaimed"};
-inline constexpr CheckId kForkSafety{"fork-safety"};
-inline constexpr CheckId kUpdatesShared{"updates-shared"};
-inline constexpr CheckId kDeathsNoticed{"deaths-noticed"};
-inline constexpr CheckId kCopyOnRead{"copy-on-read"};
-inline constexpr CheckId kModelLearned{"model-learned"};
 }  // namespace checks
 
 }  // namespace sharebench

@@ -170,6 +170,15 @@ void migrate_scenario_options(json& config) {
   }
   move(config, "duration_s", "duration");
   move(config, "sharing_checks", "sharing-checks");
+  // Files before 27 Nov 2026 kept a program cell's forced start method in a field of its own, beside
+  // the variant "default"; it is the variant now ("own": the program's choice).
+  const auto forced = config.find("mp_start");
+  if (forced != config.end()) {
+    if (forced->is_string() && config.value("variant", "") == "default") {
+      config["variant"] = forced->get<std::string>().empty() ? "own" : forced->get<std::string>();
+    }
+    config.erase(forced);
+  }
 }
 
 void from_json(const json& j, CellResult& c) {
@@ -210,12 +219,6 @@ void validate_loaded(const RunResult& run) {
     // The values `run` and `exec` refuse are refused here too: `repro` would otherwise run them.
     if (c.config.stacks != "gdb" && c.config.stacks != "proc" && c.config.stacks != "auto") {
       throw ResultsFormatError(fmt::format("results file: cell {} has stacks '{}' (gdb, proc or auto)", c.config.id(), c.config.stacks));
-    }
-    const std::string& m = c.config.mp_start;
-    const std::vector<std::string>& python = python_start_methods();
-    if (!m.empty() && std::find(python.begin(), python.end(), m) == python.end()) {
-      throw ResultsFormatError(fmt::format("results file: cell {} has mp_start '{}' (fork, spawn, forkserver or none)",
-                                           c.config.id(), m));
     }
     for (const Repetition& r : c.repetitions) {
       if (r.index < 0 || r.workers.size() > 64) {

@@ -150,9 +150,7 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
     // Readable by all, writable by the owner alone, whatever the umask (under umask 000 a run
     // directory would otherwise be world-writable).
     fs::permissions(d.path_,
-                    owner_only ? fs::perms::owner_all
-                               : fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                     fs::perms::others_read | fs::perms::others_exec,
+                    owner_only ? fs::perms::owner_all : static_cast<fs::perms>(0755),  // rwxr-xr-x
                     ec);
   }
   if (ec || !fs::is_directory(d.path_)) {

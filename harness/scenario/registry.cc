@@ -69,11 +69,11 @@ ScenarioInfo* ScenarioInfo::VariantOptOut(std::string check, std::string reason)
   return this;
 }
 
-ScenarioInfo* ScenarioInfo::NotSoaked(std::string reason) {
+ScenarioInfo* ScenarioInfo::NoRandomFaults(std::string reason) {
   if (variants_.empty() || variants_.back().known_bug) {
-    throw std::logic_error("NotSoaked() follows a Variant() (not a KnownBug) of scenario " + name_);
+    throw std::logic_error("NoRandomFaults() follows a Variant() (not a KnownBug) of scenario " + name_);
   }
-  variants_.back().not_soaked = std::move(reason);
+  variants_.back().no_random_faults = std::move(reason);
   return this;
 }
 

@@ -159,7 +159,7 @@ struct VariantInfo {
   int min_procs_for_bug = 2;
   std::vector<StartMethod> bug_starts;  // the start methods the bug shows under; empty: all
   bool locks_every_step = false;        // workers take a ProcessMutex in every step
-  std::string not_soaked;               // why `soak` leaves this clean variant out; empty: it soaks it
+  std::string no_random_faults;         // why random fault plans (`soak`) leave this clean variant out
   std::vector<std::string> must_fail_under_chaos;  // may-fail checks that --chaos makes certain
   std::vector<std::pair<std::string, std::string>> opt_outs;  // harness check → why not for this variant
   bool bug_shows_under(StartMethod m) const {
@@ -199,7 +199,7 @@ class ScenarioInfo {
   ScenarioInfo* MustFailUnderChaos(std::initializer_list<std::string> checks);
   // `soak` leaves the last (clean) variant out, saying why (shown by `list`). Without it, `soak`
   // draws from every clean variant of every scenario that has not opted out of "soak".
-  ScenarioInfo* NotSoaked(std::string reason);
+  ScenarioInfo* NoRandomFaults(std::string reason);
   // Start methods this scenario supports (default: all four).
   ScenarioInfo* Starts(std::initializer_list<StartMethod> methods);
   // The fewest processes a cell needs (a producer and a consumer: 2). Smaller counts in a
@@ -211,9 +211,16 @@ class ScenarioInfo {
   // scenarios always do): a `--model` list is then one of its matrix axes. Without it, a scenario
   // of another kind runs once, on the default model's config.
   ScenarioInfo* SharesModel() { shares_model_ = true; return this; }
-  // Its cells run a user's program (CellConfig::command): only `sharebench exec` plans them, and
-  // the default matrix leaves the scenario out.
-  ScenarioInfo* RunsCommand() { runs_command_ = true; return this; }
+  // Its cells run a user's program (CellConfig::command): only the command `command` plans them
+  // (`sharebench exec`), the default matrix leaves the scenario out, and a cell's variant is what
+  // `variant_flag` chose ("--mp-start spawn"; the first variant is the default, given by no flag).
+  // A cell's reproduce line is then `COMMAND [VARIANT_FLAG VARIANT] [flags] -- PROGRAM`.
+  ScenarioInfo* RunsCommand(std::string command, std::string variant_flag) {
+    runs_command_ = true;
+    command_ = std::move(command);
+    variant_flag_ = std::move(variant_flag);
+    return this;
+  }
   // Options of the scenario's own (scenario_option.h): a flag each, stored in CellConfig::options.
   ScenarioInfo* IntOption(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
                           std::string help);
@@ -238,6 +245,13 @@ class ScenarioInfo {
     return v != nullptr && std::any_of(v->opt_outs.begin(), v->opt_outs.end(), named);
   }
   const std::vector<std::pair<std::string, std::string>>& opt_outs() const { return opt_outs_; }
+  // Checks of the scenario's own that must still pass when a fault is injected (exec's: nothing left
+  // behind, whatever the program did about the fault): ->MustPassUnderFault({"no-survivors"}).
+  ScenarioInfo* MustPassUnderFault(std::vector<std::string> checks) {
+    must_pass_under_fault_ = std::move(checks);
+    return this;
+  }
+  const std::vector<std::string>& must_pass_under_fault() const { return must_pass_under_fault_; }
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
@@ -248,6 +262,8 @@ class ScenarioInfo {
   int min_procs() const { return min_procs_; }
   ScenarioKind kind() const { return kind_; }
   bool runs_command() const { return runs_command_; }
+  const std::string& command() const { return command_; }
+  const std::string& variant_flag() const { return variant_flag_; }
   bool shares_model() const {
     return shares_model_ || kind_ == ScenarioKind::kTraining || kind_ == ScenarioKind::kInference;
   }
@@ -263,8 +279,11 @@ class ScenarioInfo {
   ScenarioKind kind_ = ScenarioKind::kLockOnly;
   bool shares_model_ = false;
   bool runs_command_ = false;
+  std::string command_;       // RunsCommand: the command that plans its cells
+  std::string variant_flag_;  // and its flag that chooses the variant
   std::vector<std::pair<std::string, std::string>> opt_outs_;  // harness check → why not here
   std::vector<ScenarioOption> options_;
+  std::vector<std::string> must_pass_under_fault_;
 };
 
 // The process-wide registry, filled by SHAREBENCH_SCENARIO at static-initialisation time.

@@ -28,4 +28,4 @@
 #include "harness/scenario/scenario.h"
 #include "harness/sync/process_barrier.h"
 #include "harness/sync/process_mutex.h"
-#include "cli/run_cli.h"
+#include "app/run_cli.h"

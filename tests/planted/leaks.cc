@@ -58,7 +58,7 @@ class Leaks : public sharebench::Scenario {
 SHAREBENCH_SCENARIO(Leaks, "leaks")
     ->Describe("a worker opens a descriptor, a segment and a helper process")
     ->Variant("tidy", "closes, unlinks and reaps all three")
-    ->NotSoaked("a worker a fault kills leaves its helper process running, which no-leaks reports by design")
+    ->NoRandomFaults("a worker a fault kills leaves its helper process running, which no-leaks reports by design")
     // Under --start thread the ranks share their host's descriptors: the host counts what the
     // threads left open once all returned, without the rank.
     ->KnownBug("fd", "leaves the descriptor open", sharebench::Expectation{{"no-leaks"}}, 1)

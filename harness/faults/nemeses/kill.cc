@@ -29,7 +29,7 @@ class KillNemesis final : public Nemesis {
   std::string describe_process(const FaultPlan&, const std::string& who, double after_s) const override {
     return fmt::format("{} killed with SIGKILL {:.2f} s after its birth", who, after_s);
   }
-  std::vector<SoakShare> soak_shares() const override { return {{30, 0}}; }
+  std::vector<DrawShare> draw_shares() const override { return {{30, 0}}; }
 };
 
 }  // namespace

@@ -43,9 +43,9 @@ class KillHoldingLockNemesis final : public Nemesis {
                        "not in that rank)",
                        rank, plan.at_step);
   }
-  std::vector<SoakShare> soak_shares() const override { return {{15, 0}}; }
+  std::vector<DrawShare> draw_shares() const override { return {{15, 0}}; }
   bool needs_lock_every_step() const override { return true; }
-  std::string_view soak_fallback() const override { return "kill"; }
+  std::string_view draw_fallback() const override { return "kill"; }
 };
 
 }  // namespace

@@ -38,8 +38,8 @@ class StallNemesis final : public Nemesis {
     return fmt::format("{} stopped with SIGSTOP for {} s, {:.2f} s after its birth", who, plan.hold_s, after_s);
   }
   // A quarter of the hang timeout (must stay clean) and one and a half (must be a hang).
-  std::vector<SoakShare> soak_shares() const override { return {{15, 0.25}, {20, 1.5}}; }
-  std::string soak_label(const FaultPlan& plan, double hang_timeout_s) const override {
+  std::vector<DrawShare> draw_shares() const override { return {{15, 0.25}, {20, 1.5}}; }
+  std::string draw_label(const FaultPlan& plan, double hang_timeout_s) const override {
     return plan.hold_s >= hang_timeout_s ? "stall (long)" : "stall (short)";
   }
 };

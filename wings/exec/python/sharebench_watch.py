@@ -1,0 +1,905 @@
+"""Sharing checks for `sharebench exec`, loaded by the injected sitecustomize into every Python
+process of the program (the program itself; children by fork, spawn, forkserver, mp.spawn, Pool
+and DataLoader workers). It watches how the program shares its model and writes what it sees as
+JSON lines to the file named by SHAREBENCH_EVENTS; the runner turns them into checks, notes and
+the process table (wings/exec/sharing_findings.cc). It never raises into the program: a hook
+that fails reports the failure once (event "hook-error") and the program goes on untouched.
+
+Events, one JSON object a line, each with "event", "pid" and "t" (time.monotonic(), the runner's
+clock too). Their fields are declared in events_schema.json beside this file, which the runner's
+side is tested against too (tests/exec_protocol_test.py): a field renamed on one side fails that
+test. Each process's "start" carries PROTOCOL; the runner refuses to judge events of another.
+  start     a Python process began: its parent, argv; after a fork, what the forking process had
+            alive at that moment (native threads started since torch's import, Python threads,
+            intra-op threads, whether CUDA was initialised) and the line that forked it
+  torch     torch finished importing here: intra-op threads
+  handoff   a parent started a multiprocessing child: the child's pid, the start() line, every
+            module, tensor and optimizer in the Process's args, kwargs and attributes, and whether
+            their storage is shared (after start(): spawn and forkserver pickling shares storage)
+  received  a child began: the same objects as it sees them, optimizer state included
+  end       a process ended: exit code, its Python traceback's last lines, optimizer use (steps,
+            steps without gradients, steps on an unchanged gradient, state kinds, the step
+            counter), modules it received and changed, its intra-op threads
+  reaped    a parent learnt a child's exit status (Process.join, is_alive, poll)
+  observed  the program read a child's exit code (Process.exitcode; mp.spawn's join does too)
+  terminated the program ended a child itself (Process.terminate, kill: Pool and DataLoader do)
+  error     an uncaught exception's traceback tail (sys.excepthook)
+
+Optimizer state and counters are read, not matched to a pattern: every number a state entry, a
+param_group or an attribute of the optimizer holds (a Python number or a one-element tensor) is a
+counter, reported where the parent handed it over, where a child received it and where each
+ended, so the runner sees which advanced where. Gradients are judged against backward(): after a
+sampled step, the next backward() walks its graph to the leaves and reads whether the gradient
+that step applied is still there, uncleared, to be added to (a running sum).
+
+Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps and every
+64th after, of a received module's parameters when a child begins and ends, one walk of the
+autograd graph after each sampled step; nothing per tensor op.
+"""
+import json
+import os
+import sys
+import time
+
+PROTOCOL = 1  # events_schema.json's "version"; the runner's kExecEventsProtocol
+_path = os.environ.get("SHAREBENCH_EVENTS")
+_fd = None
+_role = "program"
+_ended = False
+_error = None
+_seq = 0
+_baseline_tids = set()  # native threads alive right after torch's import (BLAS pools that are fork-safe)
+_pending_fork = None    # what the forking process had alive, computed before the fork
+_received = []          # (path, obj, kind, details) a child got from its parent
+_optimizers = {}        # id(optimizer) -> _OptimizerUse, this process's
+_state_dict_taken = set()
+_handed = {}            # id(optimizer) -> optimizer this process handed to a child (its counter is read at the end)
+_handed_models = {}     # id(module or tensor) -> [obj, kind, fingerprint before the first child started]
+_hook_errors = 0
+_formatted_error = None  # the last traceback.format_exc() in a child: mp.spawn's wrapper reports a rank's exception so
+_exit_code_reads = set()  # children whose exit code this process read
+_here = os.path.dirname(os.path.abspath(__file__))
+_stdlib = os.path.dirname(os.__file__)
+_SAMPLE_FIRST, _SAMPLE_EVERY = 8, 64
+_MAX_FINGERPRINT_ELEMENTS = 1 << 26  # 256 MiB of float32 per object: larger ones are not fingerprinted
+
+
+def _emit(kind, **fields):
+    global _fd
+    if not _path:
+        return
+    fields["event"] = kind
+    fields["pid"] = os.getpid()
+    fields["t"] = time.monotonic()
+    line = (json.dumps(fields, default=str, ensure_ascii=True) + "\n").encode()
+    try:
+        if _fd is None:
+            _fd = os.open(_path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.write(_fd, line)  # one append: whole lines, even from many processes
+    except OSError:
+        pass
+
+
+def _hook_error(where, error):
+    global _hook_errors
+    _hook_errors += 1
+    if _hook_errors <= 3:
+        _emit("hook-error", where=where, error="%s: %s" % (type(error).__name__, error))
+
+
+def _guarded(where, fn, *args):
+    try:
+        return fn(*args)
+    except Exception as error:  # never break the program over the harness's hooks
+        _hook_error(where, error)
+        return None
+
+
+def _user_location(made=None):
+    """The innermost frame of the program's own code: not the standard library, torch or this file
+    (nor, with `made`, a frame of that object's own methods: a subclass's __init__)."""
+    frame = sys._getframe(1)
+    torch_dir = None
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        torch_dir = os.path.dirname(torch.__file__)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        path = os.path.abspath(name) if not name.startswith("<") else name
+        inside = (path.startswith(_stdlib + os.sep) or path.startswith(_here + os.sep) or
+                  (torch_dir and path.startswith(torch_dir + os.sep)) or
+                  (made is not None and frame.f_locals.get("self") is made))
+        if not inside:
+            shown = os.path.relpath(path) if not path.startswith("<") and path.startswith(os.getcwd()) else path
+            return "%s:%d in %s" % (shown, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return "?"
+
+
+def _native_threads():
+    try:
+        return {int(t) for t in os.listdir("/proc/self/task")}
+    except OSError:
+        return set()
+
+
+def _python_threads():
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return {}
+    out = {}
+    for t in threading.enumerate():
+        if getattr(t, "native_id", None) is not None:
+            out[t.native_id] = t.name
+    return out
+
+
+def _intra_op_threads():
+    torch = sys.modules.get("torch")
+    try:
+        return torch.get_num_threads() if torch is not None else None
+    except Exception:
+        return None
+
+
+# --- fingerprints and summaries ---------------------------------------------------------------------
+def _fingerprint(tensors):
+    """(sum, norm) over tensors in float64: equal for equal contents, almost surely different otherwise."""
+    import torch
+    total, norm, elements = 0.0, 0.0, 0
+    with torch.no_grad():
+        for t in tensors:
+            if t is None or not t.is_floating_point() or t.is_sparse:
+                continue
+            elements += t.numel()
+            if elements > _MAX_FINGERPRINT_ELEMENTS:
+                return None
+            d = t.detach()
+            total += float(d.sum(dtype=torch.float64))
+            norm += float(torch.linalg.vector_norm(d)) ** 2
+    return [total, norm]
+
+
+def _all_shared(tensors):
+    tensors = [t for t in tensors if t is not None]
+    return sum(1 for t in tensors if t.is_shared()), len(tensors)
+
+
+def _scalar(value):
+    """A counter's value: a Python number or a one-element tensor (not a parameter), else None; and its kind."""
+    import torch
+    if isinstance(value, bool):
+        return None, None
+    if isinstance(value, (int, float)):
+        return float(value), "number"
+    if torch.is_tensor(value) and value.numel() == 1 and not value.requires_grad and not value.is_sparse:
+        try:
+            return float(value.detach().reshape(()).double()), ("shared" if value.is_shared() else "private")
+        except Exception:
+            return None, None
+    return None, None
+
+
+def _counters(opt):
+    """Every number the optimizer holds, by where it lives: state[key] (summed over parameters),
+    param_groups[i][key], self.<attribute>. Each as [value, kind]."""
+    out, not_counters = {}, set()
+    for param, state in list(opt.state.items())[:4096]:
+        if not isinstance(state, dict):
+            continue
+        for key, value in state.items():
+            name = "state[%r]" % (key,)
+            number, kind = _scalar(value)
+            # A per-parameter tensor of a one-element parameter (a bias of size 1) is not a counter.
+            if number is None or (hasattr(param, "numel") and param.numel() == 1 and kind != "number"):
+                if number is None:
+                    not_counters.add(name)
+                continue
+            previous = out.get(name)
+            out[name] = [number + (previous[0] if previous else 0.0), kind if not previous or previous[1] == kind else "mixed"]
+    for name in not_counters:
+        out.pop(name, None)
+    for i, group in enumerate(opt.param_groups[:64]):
+        for key, value in group.items():
+            if key == "params":
+                continue
+            number, kind = _scalar(value)
+            if number is not None:
+                out["param_groups[%d][%r]" % (i, key)] = [number, kind]
+    for name, value in list(vars(opt).items()):
+        if name.startswith("_sharebench") or name in ("state", "param_groups", "defaults"):
+            continue
+        number, kind = _scalar(value)
+        if number is not None:
+            out["self.%s" % name] = [number, kind]
+    return out
+
+
+def _state_summary(opt):
+    """Per state key, the kinds its values have: shared (tensor in shared memory), private (tensor), number;
+    the counters (_counters)."""
+    import torch
+    keys, entries, counter, empty = {}, 0, None, 0
+    for _, state in list(opt.state.items()):
+        entries += 1
+        empty += not state
+        for key, value in state.items():
+            if torch.is_tensor(value):
+                kind = "shared" if value.is_shared() else "private"
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                kind = "number"
+            else:
+                continue
+            kinds = keys.setdefault(str(key), [])
+            if kind not in kinds:
+                kinds.append(kind)
+        if counter is None and "step" in state:
+            step = state["step"]
+            try:
+                counter = float(step)
+            except Exception:
+                counter = None
+    params = sum(len(g["params"]) for g in opt.param_groups)
+    return {"entries": entries, "empty_entries": empty, "params": params, "keys": keys, "counter": counter,
+            "counters": _counters(opt)}
+
+
+def _optimizer_params(opt):
+    return [p for g in opt.param_groups for p in g["params"]]
+
+
+def _describe(obj, kind):
+    """What a handoff or a child sees of one object."""
+    if kind == "module":
+        params = list(obj.parameters())
+        shared, total = _all_shared(params)
+        return {"class": type(obj).__name__, "params": total, "shared": shared,
+                "share_memory_at": getattr(obj, "_sharebench_share_memory_at", None)}
+    if kind == "tensor":
+        return {"class": "Tensor", "shape": list(obj.shape), "params": 1, "shared": int(obj.is_shared())}
+    shared, total = _all_shared(_optimizer_params(obj))
+    return {"class": type(obj).__name__, "params": total, "shared": shared, "origin": getattr(obj, "_sharebench_origin", None),
+            "where": getattr(obj, "_sharebench_where", None), "state": _state_summary(obj)}
+
+
+def _kind_of(obj):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        if isinstance(obj, torch.nn.Module):
+            return "module"
+        if isinstance(obj, torch.optim.Optimizer):
+            return "optimizer"
+        if torch.is_tensor(obj):
+            return "tensor"
+    except Exception:
+        return None
+    return None
+
+
+def _objects_of(process):
+    """The modules, tensors and optimizers a Process carries to its child: args, kwargs, a subclass's
+    attributes, and one level inside lists, tuples and dicts (mp.spawn's args, Pool's initargs)."""
+    found, seen = [], set()
+
+    def visit(path, obj, depth):
+        if id(obj) in seen or len(found) >= 64:
+            return
+        kind = _kind_of(obj)
+        if kind is not None:
+            seen.add(id(obj))
+            found.append((path, obj, kind))
+            return
+        if depth >= 2:
+            return
+        if isinstance(obj, (list, tuple)):
+            for i, item in enumerate(obj[:64]):
+                visit("%s[%d]" % (path, i), item, depth + 1)
+        elif isinstance(obj, dict):
+            for key, item in list(obj.items())[:64]:
+                visit("%s[%r]" % (path, key), item, depth + 1)
+
+    for i, arg in enumerate(getattr(process, "_args", ()) or ()):
+        visit("args[%d]" % i, arg, 0)
+    for key, arg in (getattr(process, "_kwargs", {}) or {}).items():
+        visit("kwargs[%r]" % key, arg, 0)
+    for key, value in list(vars(process).items()):
+        if not key.startswith("_"):
+            visit("self.%s" % key, value, 0)
+    return found
+
+
+# --- optimizers ---------------------------------------------------------------------------------------
+class _OptimizerUse:
+    """One optimizer's use in this process."""
+
+    def __init__(self, opt):
+        self.opt = opt
+        self.steps = 0
+        self.completed = 0         # steps that returned (one that raised applied nothing)
+        self.no_grad_steps = 0
+        self.sampled = 0
+        self.same_grad = 0     # sampled steps whose gradient equalled the previous sampled step's
+        self.last_grad = None
+        self.state_entries_at_first_step = None
+        self.zero_grad_steps = 0   # sampled steps whose gradients were all zero
+        self.applied = {}          # data_ptr -> norm of each gradient the last sampled step applied
+        self.probe_backward = False  # the next backward() looks for those gradients among its leaves
+        self.expect = {}           # data_ptr -> norm after a backward() added to an uncleared applied gradient
+        self.carried = 0           # steps that applied such a running sum again
+        self.carry_checks = 0      # steps compared against what a backward() computed
+
+
+_backwards = 0  # backward() calls in this process
+
+
+def _use_of(opt):
+    use = _optimizers.get(id(opt))
+    if use is None or use.opt is not opt:
+        use = _optimizers[id(opt)] = _OptimizerUse(opt)
+    return use
+
+
+def _grad_norm(g):
+    """A gradient's identity for the running-sum probe: its norm in float64 (a sum can be zero for a
+    non-zero gradient: a softmax layer's bias gradient sums to zero)."""
+    import torch
+    return float(torch.linalg.vector_norm(g.detach(), dtype=torch.float64))
+
+
+def _grad_sums(grads):
+    import torch
+    out = {}
+    with torch.no_grad():
+        for g in grads:
+            if g is not None and g.is_floating_point() and not g.is_sparse and len(out) < 4096:
+                out[g.data_ptr()] = _grad_norm(g)
+    return out
+
+
+def _close(a, b):
+    """Equal norms of the same bits, computed twice: relative, so two tiny norms are not equal by being small."""
+    return a > 0 and b > 0 and abs(a - b) <= 1e-12 * max(a, b)
+
+
+def _before_step(opt):
+    use = _use_of(opt)
+    if use.steps == 0:
+        use.state_entries_at_first_step = len(opt.state)
+    sampled = use.steps < _SAMPLE_FIRST or use.steps % _SAMPLE_EVERY == 0
+    if use.expect:  # a backward() added to a gradient this optimizer applied before: is that sum applied again?
+        sums = _grad_sums([p.grad for p in _optimizer_params(opt)])
+        use.carry_checks += 1
+        if any(ptr in sums and _close(sums[ptr], total) for ptr, total in use.expect.items()):
+            use.carried += 1
+        use.expect = {}
+    if sampled:
+        grads = [p.grad for p in _optimizer_params(opt)]
+        if all(g is None for g in grads):
+            use.no_grad_steps += 1
+            use.last_grad = None
+        else:
+            fp = _fingerprint(grads)
+            if fp is not None:
+                use.sampled += 1
+                if fp == [0.0, 0.0]:
+                    use.zero_grad_steps += 1
+                elif fp == use.last_grad:
+                    use.same_grad += 1
+                use.last_grad = fp
+            use.applied = {ptr: norm for ptr, norm in _grad_sums(grads).items() if norm > 0.0}
+            use.probe_backward = bool(use.applied)
+    use.steps += 1
+
+
+def _graph_leaves(tensors):
+    """The leaf tensors a backward() from `tensors` accumulates into (AccumulateGrad nodes), at most 20 000 nodes walked."""
+    import torch
+    roots = [tensors] if torch.is_tensor(tensors) else list(tensors or ())
+    stack = [t.grad_fn for t in roots if torch.is_tensor(t) and t.grad_fn is not None]
+    # Each node's Python object lives only while referenced, and a new one may reuse a dead one's id:
+    # hold every node visited, so ids stay unique and a node reached twice is the same object.
+    seen, held, leaves = set(), [], []
+    while stack and len(seen) < 20000:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        held.append(fn)
+        variable = getattr(fn, "variable", None)
+        if variable is not None:
+            leaves.append(variable)
+            continue
+        stack.extend(next_fn for next_fn, _ in fn.next_functions if next_fn is not None)
+    return leaves
+
+
+def _probe_before_backward(tensors, pending):
+    """Leaves whose .grad is a gradient a pending optimizer applied at its last sampled step, not cleared since."""
+    import torch
+    found = []
+    leaves = _graph_leaves(tensors)
+    with torch.no_grad():
+        for use in pending:
+            use.probe_backward = False
+            for leaf in leaves:
+                g = leaf.grad
+                if g is None or g.data_ptr() not in use.applied or not g.is_floating_point():
+                    continue
+                if _close(_grad_norm(g), use.applied[g.data_ptr()]):
+                    found.append((use, leaf, g.data_ptr()))
+    return found
+
+
+def _after_backward(found):
+    import torch
+    for use, leaf, ptr in found:
+        g = leaf.grad
+        if g is not None and g.data_ptr() == ptr:
+            use.expect[ptr] = _grad_norm(g)
+
+
+def _patch_backward(autograd):
+    backward = autograd.backward
+    if getattr(backward, "_sharebench_wrapped", False):
+        return
+    import functools
+
+    @functools.wraps(backward)
+    def wrapped(tensors, *args, **kwargs):
+        global _backwards
+        _backwards += 1
+        pending = [u for u in list(_optimizers.values()) if u.probe_backward]
+        found = _guarded("backward", _probe_before_backward, tensors, pending) if pending else None
+        result = backward(tensors, *args, **kwargs)
+        if found:
+            _guarded("backward", _after_backward, found)
+        return result
+
+    wrapped._sharebench_wrapped = True
+    autograd.backward = wrapped
+
+
+def _wrap_step(cls):
+    import functools
+    step = cls.step
+    if getattr(step, "_sharebench_wrapped", False):
+        return
+
+    @functools.wraps(step)
+    def wrapped(self, *args, **kwargs):
+        _guarded("optimizer step", _before_step, self)
+        result = step(self, *args, **kwargs)
+        _guarded("optimizer step", _after_step, self)
+        return result
+
+    wrapped._sharebench_wrapped = True
+    cls.step = wrapped
+
+
+def _after_step(opt):
+    _use_of(opt).completed += 1
+
+
+def _patch_optimizer(optimizer_module):
+    global _seq
+    Optimizer = optimizer_module.Optimizer
+    if getattr(Optimizer, "_sharebench_patched", False):
+        return
+    Optimizer._sharebench_patched = True
+    init, getstate, setstate = Optimizer.__init__, Optimizer.__getstate__, Optimizer.__setstate__
+
+    def __init__(self, *args, **kwargs):
+        global _seq
+        init(self, *args, **kwargs)
+        try:
+            _seq += 1
+            self._sharebench_origin = "%d.%d" % (os.getpid(), _seq)
+            self._sharebench_where = _user_location(self)
+            _wrap_step(type(self))
+        except Exception as error:
+            _hook_error("optimizer init", error)
+
+    def __getstate__(self):
+        state = getstate(self)
+        if isinstance(state, dict) and hasattr(self, "_sharebench_origin"):
+            state = dict(state)
+            state["_sharebench_origin"] = (self._sharebench_origin, getattr(self, "_sharebench_where", None))
+        return state
+
+    def __setstate__(self, state):
+        origin = state.pop("_sharebench_origin", None) if isinstance(state, dict) else None
+        setstate(self, state)
+        if origin:
+            self._sharebench_origin, self._sharebench_where = origin
+        _guarded("optimizer unpickle", _wrap_step, type(self))
+
+    Optimizer.__init__, Optimizer.__getstate__, Optimizer.__setstate__ = __init__, __getstate__, __setstate__
+
+
+def _optimizer_report(use):
+    opt = use.opt
+    params = _optimizer_params(opt)
+    shared, total = _all_shared(params)
+    return {"origin": getattr(opt, "_sharebench_origin", None), "where": getattr(opt, "_sharebench_where", None),
+            "class": type(opt).__name__, "steps": use.steps, "no_grad_steps": use.no_grad_steps,
+            "sampled": use.sampled, "same_grad": use.same_grad, "params": total, "shared": shared,
+            "zero_grad_steps": use.zero_grad_steps, "carried": use.carried, "carry_checks": use.carry_checks,
+            "backwards": _backwards,
+            "state_entries_at_first_step": use.state_entries_at_first_step, "state": _state_summary(opt)}
+
+
+# --- modules --------------------------------------------------------------------------------------------
+def _patch_module(nn_module):
+    Module = nn_module.Module
+    if getattr(Module, "_sharebench_patched", False):
+        return
+    Module._sharebench_patched = True
+    state_dict = Module.state_dict
+
+    def wrapped(self, *args, **kwargs):
+        if _role == "child":
+            _state_dict_taken.add(id(self))
+        return state_dict(self, *args, **kwargs)
+
+    Module.state_dict = wrapped
+    share_memory = Module.share_memory
+
+    def shared(self, *args, **kwargs):
+        result = share_memory(self, *args, **kwargs)
+        try:  # where the program shared it: the advice when its parameters are private anyway
+            self._sharebench_share_memory_at = _user_location(self)
+        except Exception as error:
+            _hook_error("share_memory", error)
+        return result
+
+    Module.share_memory = shared
+
+
+# --- processes ------------------------------------------------------------------------------------------
+def _fork_info():
+    torch = sys.modules.get("torch")
+    python = _python_threads()
+    main = os.getpid()
+    native = sorted(t for t in _native_threads() if t not in python and t != main)
+    cuda = False
+    if torch is not None:
+        try:
+            cuda = bool(torch.cuda.is_initialized())
+        except Exception:
+            cuda = False
+    return {"where": _user_location(), "pool_threads": len([t for t in native if t not in _baseline_tids]),
+            "library_threads": len([t for t in native if t in _baseline_tids]),
+            "python_threads": [n for tid, n in python.items() if tid != main], "intra_op": _intra_op_threads(),
+            "cuda": cuda, "torch": torch is not None}
+
+
+def _before_fork():
+    global _pending_fork
+    _pending_fork = _guarded("fork", _fork_info)
+
+
+_inherited = None  # a forked child: the start addresses of the private writable mappings it inherited
+
+
+def _private_mappings():
+    """Start addresses of this process's private, writable, anonymous mappings (the heap, malloc's and
+    Python's arenas), from /proc/self/maps."""
+    starts = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 2 and fields[1].startswith("rw") and fields[1].endswith("p") and \
+                    (len(fields) < 6 or fields[5] == "[heap]"):
+                starts.add(fields[0].split("-")[0])
+    return starts
+
+
+def _inherited_private_kb():
+    """Of the mappings inherited at the fork, the kB now private to this process (Private_Dirty: pages
+    it wrote after the fork and so copied; reading a Python object writes its reference count), and
+    the kB of them resident (Rss: shared with the parent or not)."""
+    private, resident, inside = 0, 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split(None, 1)[0]
+            if "-" in head and not head.endswith(":"):
+                inside = head.split("-")[0] in _inherited
+            elif inside and head == "Private_Dirty:":
+                private += int(line.split()[1])
+            elif inside and head == "Rss:":
+                resident += int(line.split()[1])
+    return private, resident
+
+
+def _after_fork_in_child():
+    global _role, _ended, _error, _fd, _received, _backwards, _formatted_error
+    _role, _ended, _error, _received, _backwards, _formatted_error = "child", False, None, [], 0, None
+    _exit_code_reads.clear()
+    _optimizers.clear()
+    global _inherited
+    _inherited = _guarded("fork", _private_mappings)
+    _state_dict_taken.clear()
+    _handed.clear()
+    _handed_models.clear()
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
+
+
+def _before_start(carried):
+    """The models this process hands over, fingerprinted before the first child that gets each one
+    starts: a child that trains fast could otherwise change it before the parent looked."""
+    for path, obj, kind in carried or ():
+        if kind in ("module", "tensor") and id(obj) not in _handed_models:
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            _handed_models[id(obj)] = [obj, kind, _fingerprint(tensors)]
+
+
+def _after_start(process, where, carried):
+    objects = []
+    for path, obj, kind in carried or ():
+        item = _describe(obj, kind)
+        item.update({"path": path, "kind": kind})
+        if id(obj) in _handed_models:
+            item["oid"] = id(obj)
+        objects.append(item)
+        if kind == "optimizer":
+            _handed[id(obj)] = obj
+    method = getattr(process, "_start_method", None) or getattr(getattr(process, "_popen", None), "method", None)
+    _emit("handoff", child=process.pid, where=where, method=method, objects=objects)
+
+
+def _child_begin(process):
+    global _role, _received
+    _role = "child"
+    _received = []
+    objects = []
+    for path, obj, kind in _objects_of(process):
+        item = _describe(obj, kind)
+        item.update({"path": path, "kind": kind})
+        if kind in ("module", "tensor"):
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            fp = _fingerprint(tensors)
+            _received.append((path, obj, kind, fp))
+        else:
+            _received.append((path, obj, kind, None))
+        objects.append(item)
+    _emit("received", target=getattr(getattr(process, "_target", None), "__qualname__", None) or type(process).__name__,
+          objects=objects)
+    # multiprocessing's bootstrap prints a failed run()'s traceback with traceback.print_exc():
+    # remember its end as it does (wrapping run() itself would add a frame to every traceback).
+    import traceback
+    print_exc = traceback.print_exc
+
+    def print_and_remember(*args, **kwargs):
+        global _error
+        _error = _traceback_tail()
+        return print_exc(*args, **kwargs)
+
+    traceback.print_exc = print_and_remember
+    # torch.multiprocessing.spawn's wrapper catches a rank's exception, sends traceback.format_exc()
+    # to the parent and exits 1: remember the last one, shown if the process then ends badly.
+    format_exc = traceback.format_exc
+
+    def format_and_remember(*args, **kwargs):
+        global _formatted_error
+        text = format_exc(*args, **kwargs)
+        lines = [l for l in text.splitlines() if l.strip()]
+        if lines and lines[-1] != "NoneType: None":
+            _formatted_error = "\n".join(lines[-4:])
+        return text
+
+    traceback.format_exc = format_and_remember
+
+
+def _stepped_param_ids():
+    ids = set()
+    for use in _optimizers.values():
+        if use.steps > 0:
+            ids.update(id(p) for p in _optimizer_params(use.opt))
+    return ids
+
+
+def _end_report(code):
+    report = {"code": code, "error": _error, "intra_op": _intra_op_threads(), "role": _role}
+    if _inherited:
+        report["inherited_private_kb"], report["inherited_resident_kb"] = _inherited_private_kb()
+    if "torch" in sys.modules:
+        report["optimizers"] = [_optimizer_report(u) for u in list(_optimizers.values())]
+        report["handed"] = [{"origin": getattr(o, "_sharebench_origin", None), "state": _state_summary(o)}
+                            for o in list(_handed.values())]
+        stepped = _stepped_param_ids()
+        changes = []
+        for path, obj, kind, before in _received:
+            if kind not in ("module", "tensor") or before is None:
+                continue
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            after = _fingerprint(tensors)
+            if after is None or after == before:
+                continue
+            shared, total = _all_shared(tensors)
+            changes.append({"path": path, "kind": kind, "class": type(obj).__name__, "params": total, "shared": shared,
+                            "by_optimizer": any(id(t) in stepped for t in tensors),
+                            "state_dict_taken": id(obj) in _state_dict_taken})
+        report["changed"] = changes
+        # What this process stepped of what it received, and whether its own handed models changed:
+        # the runner judges the learning from the two ends (model-learned).
+        trained = []
+        for path, obj, kind, _ in _received:
+            if kind not in ("module", "tensor"):
+                continue
+            # Parameters that can learn: a frozen model (requires_grad False) an optimizer happens
+            # to hold is not expected to change.
+            ids = {id(t) for t in (obj.parameters() if kind == "module" else [obj]) if t.requires_grad}
+            steps = sum(u.completed for u in list(_optimizers.values()) if ids & {id(p) for p in _optimizer_params(u.opt)})
+            if steps > 0:
+                trained.append({"path": path, "class": type(obj).__name__, "steps": steps})
+        report["trained"] = trained
+        models = []
+        for oid, (obj, kind, before) in list(_handed_models.items()):
+            tensors = list(obj.parameters()) if kind == "module" else [obj]
+            after = _fingerprint(tensors)
+            models.append({"oid": oid, "class": type(obj).__name__,
+                           "changed": None if before is None or after is None else after != before})
+        report["handed_models"] = models
+        try:
+            import torch.distributed as dist
+            report["distributed"] = bool(dist.is_available() and dist.is_initialized())
+        except Exception:
+            report["distributed"] = False
+    return report
+
+
+def _end(code):
+    global _ended, _error
+    if _ended:
+        return
+    _ended = True
+    if _error is None and code not in (None, 0) and _formatted_error:
+        _error = _formatted_error
+    report = _guarded("end", _end_report, code) or {"code": code, "error": _error}
+    _emit("end", **report)
+
+
+def _traceback_tail(limit=4):
+    import traceback
+    lines = [l for l in traceback.format_exc().splitlines() if l.strip()]
+    return "\n".join(lines[-limit:])
+
+
+def _patch_process(process_module):
+    BaseProcess = process_module.BaseProcess
+    if getattr(BaseProcess, "_sharebench_patched", False):
+        return
+    BaseProcess._sharebench_patched = True
+    start, bootstrap = BaseProcess.start, BaseProcess._bootstrap
+
+    def patched_start(self):
+        where = _guarded("start", _user_location)
+        carried = _guarded("start", _objects_of, self)  # before start(): it deletes _args and _kwargs
+        _guarded("start", _before_start, carried)
+        start(self)
+        _guarded("start", _after_start, self, where, carried)
+
+    def patched_bootstrap(self, *args, **kwargs):
+        _guarded("child", _child_begin, self)
+        code = bootstrap(self, *args, **kwargs)
+        _end(code)
+        return code
+
+    BaseProcess.start, BaseProcess._bootstrap = patched_start, patched_bootstrap
+
+    exitcode = BaseProcess.exitcode
+
+    def read_exitcode(self):
+        code = exitcode.fget(self)
+        if code is not None and self.pid not in _exit_code_reads:
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.endswith(os.path.join("multiprocessing", "process.py")):  # its own __repr__
+                _exit_code_reads.add(self.pid)
+                _emit("observed", child=self.pid, code=code, where=_guarded("exitcode", _user_location))
+        return code
+
+    BaseProcess.exitcode = property(read_exitcode)
+    for name in ("terminate", "kill"):
+        original = getattr(BaseProcess, name, None)
+        if original is None:
+            continue
+
+        def ending(self, _original=original, _name=name):
+            if self.pid is not None:
+                _emit("terminated", child=self.pid, how=_name)
+            return _original(self)
+
+        setattr(BaseProcess, name, ending)
+
+
+def _patch_poll(popen_module):
+    Popen = popen_module.Popen
+    if "poll" not in vars(Popen) or getattr(Popen.poll, "_sharebench_wrapped", False):
+        return
+    poll = Popen.poll
+
+    def patched(self, *args, **kwargs):
+        known = self.returncode is not None
+        code = poll(self, *args, **kwargs)
+        if code is not None and not known:
+            _emit("reaped", child=self.pid, code=code)
+        return code
+
+    patched._sharebench_wrapped = True
+    Popen.poll = patched
+
+
+def _on_torch(torch):
+    global _baseline_tids
+    _baseline_tids = {t for t in _native_threads() if t not in _python_threads() and t != os.getpid()}
+    _patch_optimizer(sys.modules["torch.optim.optimizer"])
+    _patch_module(sys.modules["torch.nn.modules.module"])
+    _patch_backward(sys.modules["torch.autograd"])
+    _emit("torch", intra_op=_intra_op_threads())
+
+
+_AFTER_IMPORT = {
+    "torch": _on_torch,
+    "multiprocessing.process": _patch_process,
+    "multiprocessing.popen_fork": _patch_poll,
+    "multiprocessing.popen_forkserver": _patch_poll,
+}
+
+
+class _AfterImport:
+    """A meta path finder that lets the real finders find a watched module, then runs its hook once
+    the module has executed."""
+
+    def find_spec(self, name, path=None, target=None):
+        hook = _AFTER_IMPORT.get(name)
+        if hook is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module = loader.exec_module
+
+        def exec_then_hook(module):
+            exec_module(module)
+            _AFTER_IMPORT.pop(name, None)
+            _guarded("import " + name, hook, module)
+
+        loader.exec_module = exec_then_hook
+        return spec
+
+
+def _excepthook(previous):
+    def hook(kind, value, tb):
+        global _error
+        try:
+            import traceback
+            lines = [l for l in "".join(traceback.format_exception(kind, value, tb)).splitlines() if l.strip()]
+            _error = "\n".join(lines[-4:])
+            _emit("error", error=_error)
+        except Exception:
+            pass
+        previous(kind, value, tb)
+
+    return hook
+
+
+def install():
+    import atexit
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
+    for name in list(_AFTER_IMPORT):
+        if name in sys.modules:  # imported before us (rare): hook it now
+            _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])
+    sys.meta_path.insert(0, _AfterImport())
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    sys.excepthook = _excepthook(sys.excepthook)
+    atexit.register(lambda: _end(None))
