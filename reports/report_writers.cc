@@ -19,20 +19,32 @@
 
 namespace sharebench {
 
+// A file format's row: its name, its file, and its writer `std::string RENDER(const RunResult&)`,
+// defined in its own file of this folder and declared here by the row itself (a declaration at
+// block scope), so a new format is that file and this one line.
+#define SHAREBENCH_FILE_FORMAT(name, file, render)                 \
+  ReportFormat {                                                   \
+    name, file, [](const RunResult& r, const RenderOptions&) {     \
+      std::string render(const RunResult&);                        \
+      return render(r);                                            \
+    }                                                              \
+  }
+
 const std::vector<ReportFormat>& report_formats() {
-  // Captureless lambdas adapt the writers that take no options.
   static const std::vector<ReportFormat> formats{
       {"console", "", [](const RunResult& r, const RenderOptions& o) { return render_console(r, o.colour); }},
       {"json", "", [](const RunResult& r, const RenderOptions&) { return dump_json(results_to_json(r), 1) + "\n"; }},
-      {"md", "report.md", [](const RunResult& r, const RenderOptions&) { return render_markdown(r); }},
-      {"html", "report.html", [](const RunResult& r, const RenderOptions&) { return render_html(r); }},
-      {"csv", "results.csv", [](const RunResult& r, const RenderOptions&) { return render_csv(r); }},
-      {"junit", "junit.xml", [](const RunResult& r, const RenderOptions&) { return render_junit(r); }},
-      {"gbench", "gbench.json", [](const RunResult& r, const RenderOptions&) { return render_gbench_json(r); }},
-      {"tap", "results.tap", [](const RunResult& r, const RenderOptions&) { return render_tap(r); }},
+      SHAREBENCH_FILE_FORMAT("md", "report.md", render_markdown),
+      SHAREBENCH_FILE_FORMAT("html", "report.html", render_html),
+      SHAREBENCH_FILE_FORMAT("csv", "results.csv", render_csv),
+      SHAREBENCH_FILE_FORMAT("junit", "junit.xml", render_junit),
+      SHAREBENCH_FILE_FORMAT("gbench", "gbench.json", render_gbench_json),
+      SHAREBENCH_FILE_FORMAT("tap", "results.tap", render_tap),
   };
   return formats;
 }
+
+#undef SHAREBENCH_FILE_FORMAT
 
 const ReportFormat* find_report_format(const std::string& name) {
   for (const auto& f : report_formats()) {

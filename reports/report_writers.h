@@ -17,8 +17,8 @@ struct RenderOptions {
 };
 
 // One output format: the registry below is what every command's --format offers (run, exec,
-// report, soak), in this order. A new format is a render function of its own file and one row of
-// report_formats().
+// report, soak), in this order. A new file format is its render function in a file of its own and
+// one row of report_formats() (SHAREBENCH_FILE_FORMAT, which declares the function itself).
 struct ReportFormat {
   std::string name;       // as given to --format
   std::string file_name;  // written into the output directory; empty: printed on stdout

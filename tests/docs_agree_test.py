@@ -80,6 +80,8 @@ for folder in ("harness", "scenarios", "wings"):
 id_files = ["harness/results/check_ids.h"] + sorted(
     os.path.relpath(os.path.join(root, f), src) for root, _, files in os.walk(os.path.join(src, "wings"))
     for f in files if f.endswith("check_ids.h"))
+id_files += sorted(os.path.join("harness/detectors", f) for f in os.listdir(os.path.join(src, "harness/detectors"))
+                   if f.endswith(".cc"))  # a detector may declare its own check's id
 for ids_path in id_files:
     emitted |= set(re.findall(r'inline constexpr CheckId k\w+\{"([a-z0-9-]+)"\}', read(ids_path)))
 for sc in listed:

@@ -19,13 +19,13 @@ import sys
 
 src, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
-hooks = os.path.join(src, "scenarios", "exec", "python")
+hooks = os.path.join(src, "wings", "exec", "python")
 schema = json.load(open(os.path.join(hooks, "events_schema.json")))
 problems = []
 
 # --- the version, on all three --------------------------------------------------------------------------
 watch = open(os.path.join(hooks, "sharebench_watch.py")).read()
-header = open(os.path.join(src, "scenarios", "exec", "sharing_findings.h")).read()
+header = open(os.path.join(src, "wings", "exec", "sharing_findings.h")).read()
 py_version = int(re.search(r"^PROTOCOL = (\d+)", watch, re.M).group(1))
 cc_version = int(re.search(r"kExecEventsProtocol = (\d+);", header).group(1))
 if not schema["version"] == py_version == cc_version:
@@ -87,7 +87,7 @@ for kind in ("start", "torch", "handoff", "received", "end", "observed", "termin
         problems.append("no program wrote a %r event: the test does not exercise it" % kind)
 
 # --- the C++ side: every key it reads is declared -------------------------------------------------------------
-cc = open(os.path.join(src, "scenarios", "exec", "sharing_findings.cc")).read()
+cc = open(os.path.join(src, "wings", "exec", "sharing_findings.cc")).read()
 readers = r"(?:text_of|number_of|int_of|has_number|array_of)\([^,()]+(?:\([^()]*\))?, \"([a-z_-]+)\"" \
           r"|\b(?:value|contains|find)\(\"([a-z_-]+)\"|(?<!metrics)\[\"([a-z_-]+)\"\]"
 read_keys = {next(g for g in m.groups() if g) for m in re.finditer(readers, cc)}

@@ -144,15 +144,26 @@ mkdir -p "$out/doomed"
 "$py" - "$out/utf8/results.json" "$out" <<'PY'
 import json, sys
 src, out = sys.argv[1], sys.argv[2]
-for name, field, value in (("procs", "procs", 1e20), ("stacks", "stacks", "evil"), ("mpstart", "mp_start", "thread")):
+# mpstart: a file of the older form, whose exec cell kept its start method in mp_start.
+for name, field, value in (("procs", "procs", 1e20), ("stacks", "stacks", "evil"), ("mpstart", "mp_start", "thread"),
+                           ("variant", "variant", "thread")):
     run = json.load(open(src))
     run["cells"][0]["config"][field] = value
+    if name == "mpstart":
+        run["cells"][0]["config"]["variant"] = "default"
     json.dump(run, open(f"{out}/crafted-{name}.json", "w"))
 PY
 for name in procs stacks mpstart; do
   exit_is 2 "report of a results file with a crafted $name" "$bin" report "$out/crafted-$name.json" --format console
   grep -q "crafted-$name.json" "$out/last.err" || fail "the error for a crafted $name does not name the file: $(cat "$out/last.err")"
 done
+# An exec cell whose variant (the start method it forces) is no start method: repro refuses it
+# (after the line saying what it would have run).
+crafted_id=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["cells"][0]["id"].replace("@own:", "@thread:"))' \
+  "$out/crafted-variant.json")
+rc=0; "$bin" repro --yes "$out/crafted-variant.json" "$crafted_id" >/dev/null 2>"$out/last.err" || rc=$?
+[ "$rc" = 2 ] || fail "repro of an exec cell with a crafted variant: exit $rc, want 2"
+grep -q "thread" "$out/last.err" || fail "the error for a crafted variant does not name it: $(cat "$out/last.err")"
 # `sh -c` is named for its shell.
 exit_is 0 "exec -- sh -c" "$bin" exec --format none --out "$out/shc" -- /bin/sh -c 'exit 0'
 grep -q '"id": "exec/sh-c@own:1"' "$out/shc/results.json" || fail "exec -- /bin/sh -c is not named exec/sh-c"

@@ -217,7 +217,9 @@ for wing in wings:
                 problems.append(f"{path}:{lineno}: the core names the {wing} wing ({token}): the wing holds it")
 
 # --- check names, declared once ---------------------------------------------------------------------
+# A detector may declare its own check's id in its own file (nothing else names a new one).
 id_files = ["harness/results/check_ids.h"] + [p for p in sources if p.startswith("wings/") and p.endswith("check_ids.h")]
+id_files += [p for p in sources if p.startswith("harness/detectors/") and "inline constexpr CheckId" in read(p)]
 declared = {}
 for ids_path in id_files:
     found = dict(re.findall(r'inline constexpr CheckId (k\w+)\{"([a-z0-9-]+)"\}', read(ids_path)))

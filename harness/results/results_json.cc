@@ -174,9 +174,12 @@ void migrate_scenario_options(json& config) {
   // the variant "default"; it is the variant now ("own": the program's choice).
   const auto forced = config.find("mp_start");
   if (forced != config.end()) {
-    if (forced->is_string() && config.value("variant", "") == "default") {
-      config["variant"] = forced->get<std::string>().empty() ? "own" : forced->get<std::string>();
+    const std::vector<std::string>& python = python_start_methods();
+    const std::string m = forced->is_string() ? forced->get<std::string>() : forced->dump();
+    if (!m.empty() && std::find(python.begin(), python.end(), m) == python.end()) {
+      throw ResultsFormatError(fmt::format("results file: a cell has mp_start '{}' (fork, spawn, forkserver or none)", m));
     }
+    if (config.value("variant", "") == "default") config["variant"] = m.empty() ? "own" : m;
     config.erase(forced);
   }
 }
