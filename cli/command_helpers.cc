@@ -62,9 +62,11 @@ CLI::Validator one_of(std::vector<std::string> known) {
       description);
 }
 
-void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool program) {
+void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool program,
+                           const std::vector<std::string>& only) {
   for (const CellFlag& flag : cell_flags()) {
     if (program ? !flag.program : flag.program_only) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), flag.flag) == only.end()) continue;
     const std::string& help = program && !flag.program_help.empty() ? flag.program_help : flag.help;
     CLI::Option* o = cmd.add_option(flag.flag, values[flag.flag], help)->default_str(flag.format(defaults))->type_name(flag.type_name);
     if (flag.list) o->delimiter(',');

@@ -63,8 +63,10 @@ using CellFlagValues = std::map<std::string, std::vector<std::string>>;
 // Adds every cell flag a command takes as a CLI11 option, with its help and its default from
 // `defaults`: a command that runs a program (`program`: exec) the flags marked for programs (with
 // their program help), every other command all but the program-only ones. A list flag takes
-// commas; a single one the last value given.
-void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool program);
+// commas; a single one the last value given. `only`, when given, keeps these flags alone (soak
+// takes --steps, --hang-timeout and --chaos and draws the rest itself).
+void add_cell_flag_options(CLI::App& cmd, CellFlagValues& values, const CellConfig& defaults, bool program,
+                           const std::vector<std::string>& only = {});
 // Sets `base`'s fields from the values given, in the table's order; throws UsageError.
 void apply_cell_flags(CellFlagValues& values, CellConfig& base);
 

@@ -36,9 +36,20 @@ namespace sharebench::cli {
 namespace {
 struct SoakFlags {
   SoakOptions options;
+  CellFlagValues cell_values;  // --steps, --hang-timeout, --chaos: the cell flags' own rows
   std::string out;
   std::vector<std::string> formats{"console"};
 };
+
+// The cell flags soak takes, with its own defaults: short cells, a short hang timeout.
+CellConfig soak_cell_defaults() {
+  const SoakOptions o;
+  CellConfig c;
+  c.workload.steps = o.steps;
+  c.hang_timeout_s = o.hang_timeout_s;
+  c.chaos_seed = o.chaos_seed;
+  return c;
+}
 
 }  // namespace
 
@@ -62,13 +73,7 @@ static std::function<int()> add_soak_command(CLI::App& app, int argc, char** arg
   cmd->add_option("--seed", f->options.seed, "seed of the random plan (the same seed, the same soak)")
       ->check(whole_number())  // an unsigned option alone would take -1 as 2^64 - 1
       ->capture_default_str();
-  cmd->add_option("--steps", f->options.steps, "steps per worker (each followed by a 2 ms pause)")->capture_default_str();
-  cmd->add_option("--chaos", f->options.chaos_seed,
-                  "perturb every cell's schedule from this seed as well (docs/chaos.md); 0: off")
-      ->check(whole_number())
-      ->capture_default_str();
-  cmd->add_option("--hang-timeout", f->options.hang_timeout_s, "seconds without progress that make a hang")
-      ->capture_default_str();
+  add_cell_flag_options(*cmd, f->cell_values, soak_cell_defaults(), false, {"--steps", "--hang-timeout", "--chaos"});
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>)");
   add_format_option(*cmd, f->formats, true, "the run directory")
       ->description("console and json print the soak's figures to stdout; md, html, csv, junit, gbench are its "
@@ -77,6 +82,11 @@ static std::function<int()> add_soak_command(CLI::App& app, int argc, char** arg
   return [f, argc, argv] {
     std::vector<PlannedCell> cells;
     try {
+      CellConfig given = soak_cell_defaults();
+      apply_cell_flags(f->cell_values, given);
+      f->options.steps = given.workload.steps;
+      f->options.hang_timeout_s = given.hang_timeout_s;
+      f->options.chaos_seed = given.chaos_seed;
       cells = plan_soak(f->options);
       ensure_resource_limits(resource_needs(cells));  // before LibTorch's pools and the forkserver
     } catch (const UsageError& e) {
