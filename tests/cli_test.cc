@@ -206,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --seed -1", "--seed must be a whole number from 0"},
                       BadInput{"run --chaos -1", "--chaos must be a whole number from 0"},
                       BadInput{"soak --seed -1", "--seed: '-1' is not a whole number"},
-                      BadInput{"soak --chaos 1x", "--chaos: '1x' is not a whole number"},
+                      BadInput{"soak --chaos 1x", "--chaos must be a whole number from 0"},  // the cell flag's own row
                       BadInput{"run --out ''", "--out must name a directory"},
                       BadInput{"run --hang-timeout 30 --deadline 20", "--deadline (20 s) must be at least --hang-timeout"},
                       BadInput{"run --fault kill:4294967297@5", "the rank must be 0..63"},
