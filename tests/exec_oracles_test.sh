@@ -78,6 +78,24 @@ expect spawn_raises 1 --repetitions "$SB_REPS" -- "$py" "$progs/spawn_rank_raise
 judge spawn_raises 'all(verdict(c, "deaths-noticed", r) == "pass" for c in cells for r in reps)'
 judge spawn_raises 'all(any(p["role"] == "child" and p["end"] == "exited 1" and "rank 1 could not load its shard" in p["error"] for p in c["repetitions"][r]["processes"]) for c in cells for r in reps)'
 
+# A DataLoader's worker segfaults in a child, as PyTorch's test_dataloader.py writes it: the loader
+# raises in the child (naming one dead worker), the child fails, the parent reads its exit code.
+# Noticed all along the chain, under forkserver too (where the forkserver, not the child, is the
+# workers' parent). The twin's parent never reads the child's exit code.
+expect loader_segfault 0 $all -- "$py" "$progs/loader_worker_segfault.py"
+judge loader_segfault "$clean"
+judge loader_segfault "$(exercised deaths-noticed)"
+expect loader_segfault_unchecked 1 $all -- "$py" "$progs/loader_worker_segfault.py" --unchecked
+judge loader_segfault_unchecked "$(caught deaths-noticed "RuntimeError: DataLoader worker" loader_worker_segfault.py)"
+
+# --- Past exec's 128 rows: a late daemon is still watched (a helper let finish, a stray a survivor),
+# not left to escape exec's end and be blamed on the harness (no-leaks). ------------------------------
+expect late_helper 0 $all -- "$py" "$progs/many_workers_late_daemon.py"
+judge late_helper "$clean"
+judge late_helper 'all(len(c["repetitions"][r]["processes"]) > 128 for c in cells for r in reps)'
+expect late_stray 1 $all -- "$py" "$progs/many_workers_late_daemon.py" --stray
+judge late_stray 'all(verdict(c, "no-survivors", r) == "fail" and "stray_daemon" in check(c, "no-survivors", r)["message"] and verdict(c, "no-leaks", r) == "pass" for c in cells for r in reps)'
+
 # --- Memory users pay for: a Dataset of Python lists read by forked DataLoader workers (fork only:
 # under spawn each worker unpickles its own copy, which is not inherited). ----------------------------
 fork_reps="--mp-start fork --repetitions $SB_REPS"

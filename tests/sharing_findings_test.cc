@@ -279,6 +279,39 @@ TEST(SharingFindings, AChildThatDiedUnnoticedFailsDeathsNoticedUnlessTheProgramL
                        "deaths-noticed")
                 ->verdict,
             Verdict::kPass);
+  // A DataLoader's parent raised naming its dead worker (torch read the worker's end itself, from
+  // its SIGCHLD handler): noticed. A pid that merely contains the child's digits is not its name.
+  std::vector<ProcessRecord> loader = program_and_children("exited 0", "killed by SIGSEGV");
+  loader[1].ppid = 80, loader[2].ppid = 80;
+  loader[0].error = "RuntimeError: DataLoader worker (pid 81) is killed by signal: Segmentation fault.";
+  const SharingFindings raised = judge_with_torch(events, loader, SharingContext{});
+  EXPECT_EQ(find_check(raised, "deaths-noticed")->verdict, Verdict::kFail);  // pid 82 was not named
+  EXPECT_NE(find_check(raised, "deaths-noticed")->message.find("pid 82"), std::string::npos);
+  EXPECT_EQ(find_check(raised, "deaths-noticed")->message.find("pid 81 "), std::string::npos);
+  loader[0].error = "RuntimeError: DataLoader worker (pid(s) 81, 82) exited unexpectedly";
+  EXPECT_EQ(find_check(judge_with_torch(events, loader, SharingContext{}), "deaths-noticed")->verdict, Verdict::kPass);
+  loader[0].error = "RuntimeError: worker 810 and 182 failed";
+  EXPECT_EQ(find_check(judge_with_torch(events, loader, SharingContext{}), "deaths-noticed")->verdict, Verdict::kFail);
+  // Workers of a worker (PyTorch's test_dataloader under spawn: the loader's process raised naming
+  // one dead worker, 83, not the other, 84, and exited 1): its failure noticed both; the program
+  // read that process's exit code, so it noticed it in turn.
+  std::vector<ProcessRecord> nested = program_and_children("exited 0", "exited 1");
+  nested[1].ppid = nested[2].ppid = 80;
+  nested.resize(5);
+  nested[3].pid = 83, nested[4].pid = 84;
+  for (int i : {3, 4}) nested[i].ppid = 81, nested[i].role = "child";
+  nested[3].end = "exited 1", nested[3].error = "RuntimeError";
+  nested[4].end = "killed by SIGSEGV";
+  nested[1].error = "RuntimeError: DataLoader worker (pid(s) 83) exited unexpectedly";
+  std::vector<json> read_both = events;
+  read_both.push_back({{"event", "observed"}, {"pid", 80}, {"t", 1.0}, {"child", 81}, {"code", 1}});
+  read_both.push_back({{"event", "observed"}, {"pid", 80}, {"t", 1.0}, {"child", 82}, {"code", 1}});
+  EXPECT_EQ(find_check(judge_with_torch(read_both, nested, SharingContext{}), "deaths-noticed")->verdict, Verdict::kPass);
+  // The same loader process swallowing the failure and exiting 0: the dead worker 84 went unnoticed.
+  nested[1].end = "exited 0", nested[1].error.clear();
+  const Check* swallowed = find_check(judge_with_torch(read_both, nested, SharingContext{}), "deaths-noticed");
+  EXPECT_EQ(swallowed->verdict, Verdict::kFail);
+  EXPECT_NE(swallowed->message.find("pid 84"), std::string::npos) << swallowed->message;
   // The program failed itself: exit-status says so, this check does not repeat it.
   EXPECT_EQ(find_check(judge_with_torch(events, program_and_children("exited 1", "exited 1"), SharingContext{}), "deaths-noticed")->verdict,
             Verdict::kPass);
@@ -337,6 +370,47 @@ TEST(SharingFindings, ASmallDevShmIsSaidBeforeAnythingFails) {
   SharingContext roomy;
   roomy.dev_shm_size_mb = 12000;
   for (const std::string& note : judge_with_torch({}, {}, roomy).notes) EXPECT_EQ(note.find("/dev/shm"), std::string::npos) << note;
+}
+
+// PyTorch's test_dataloader: a long-lived process beside a hundred short workers that ran one after
+// another is not a hundred workers at once; two that did meet are counted together.
+TEST(SharingFindings, ThreadsAreCountedAmongProcessesAliveAtTheSameMoment) {
+  const auto note_of = [](const SharingFindings& f) {
+    for (const std::string& n : f.notes) {
+      if (n.find("intra-op threads") != std::string::npos) return n;
+    }
+    return std::string();
+  };
+  SharingContext two_cores;
+  two_cores.cores = 2;
+  std::vector<json> one_after_another = {{{"event", "torch"}, {"pid", 500}, {"t", 0.0}, {"intra_op", 1}},
+                                         {{"event", "end"}, {"pid", 500}, {"t", 100.0}, {"intra_op", 1}}};
+  for (int i = 0; i < 100; ++i) {
+    one_after_another.push_back({{"event", "torch"}, {"pid", 600 + i}, {"t", i + 0.1}, {"intra_op", 1}});
+    one_after_another.push_back({{"event", "end"}, {"pid", 600 + i}, {"t", i + 0.5}, {"intra_op", 1}});
+  }
+  EXPECT_EQ(note_of(sharebench::judge_sharing(one_after_another, {}, two_cores)), "");
+  std::vector<json> together = one_after_another;
+  together.push_back({{"event", "torch"}, {"pid", 700}, {"t", 3.2}, {"intra_op", 4}});
+  together.push_back({{"event", "end"}, {"pid", 700}, {"t", 3.3}, {"intra_op", 4}});
+  EXPECT_NE(note_of(sharebench::judge_sharing(together, {}, two_cores)).find("up to 6 intra-op threads"), std::string::npos)
+      << note_of(sharebench::judge_sharing(together, {}, two_cores));
+}
+
+// Each process against its own limit as it stood when it came nearest it.
+TEST(SharingFindings, DescriptorsAreJudgedAgainstEachProcesssOwnLimit) {
+  std::vector<ProcessRecord> table(2);
+  table[0].pid = 50, table[0].role = "program", table[0].fds_peak = 230, table[0].fd_limit = 1024,
+  table[0].fds_nearest_limit = 230;  // a process that held 230 under 1024, then lowered its limit to 100
+  table[1].pid = 51, table[1].role = "child", table[1].fds_peak = 95, table[1].fd_limit = 100,
+  table[1].fds_nearest_limit = 95;
+  const SharingFindings f = judge_with_torch({}, table, SharingContext{});
+  std::string note;
+  for (const std::string& n : f.notes) {
+    if (n.find("RLIMIT_NOFILE") != std::string::npos) note = n;
+  }
+  EXPECT_NE(note.find("pid 51 held 95 of its 100"), std::string::npos) << note;
+  EXPECT_EQ(note.find("pid 50"), std::string::npos) << note;
 }
 
 TEST(SharingFindings, EventsOfAnotherProtocolAreNotJudged) {

@@ -139,6 +139,8 @@ struct ProcessRecord {
   std::string native_stack;  // on a hang, with gdb: every thread's native stack
   std::string error;         // a Python process's uncaught exception: its traceback's last lines
   int fds_peak = 0;          // the most descriptors it held open at once (sampled)
+  int fd_limit = 0;          // its soft RLIMIT_NOFILE when it came nearest it (0: unknown or unlimited)
+  int fds_nearest_limit = 0; // the descriptors it held then
 };
 
 struct Repetition {

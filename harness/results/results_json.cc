@@ -70,7 +70,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth, command, role, end, python,
                                                 first_seen_s, last_seen_s, cpu_s, steps, rss_mb_peak, pss_mb_peak,
                                                 uss_mb_peak, shared_mb_peak, state, python_stack, native_stack, error,
-                                                fds_peak)
+                                                fds_peak, fd_limit, fds_nearest_limit)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RepetitionPolicy, automatic, fixed, target, budget_s, min_timed_s,

@@ -23,7 +23,8 @@ struct TreeProcess {
   bool stop_sent = false;        // got --duration's SIGINT (or the SIGTERM/SIGKILL after its grace)
   std::int32_t exit_status = -1; // as waitpid reports it, when the supervisor learnt it (reaped, or seen a zombie)
   std::int32_t fds_peak = 0;     // open descriptors, at the memory samples
-  std::int32_t fd_limit = 0;     // its soft RLIMIT_NOFILE (0: unknown or unlimited)
+  std::int32_t fd_limit = 0;     // its soft RLIMIT_NOFILE when it was nearest it (0: unknown or unlimited)
+  std::int32_t fds_nearest_limit = 0;  // its open descriptors then
   std::int32_t threads_peak = 0; // native threads, at the scans
   std::uint64_t start_ticks = 0; // /proc start time: tells a reused pid from this process
   double first_seen_s = 0, last_seen_s = 0;  // since the program started
@@ -81,6 +82,7 @@ struct ExecBlock {
   bool fault_planned = false;
   bool fault_injected = false;
   char fault_report[kMaxText] = {};
+  char untracked_survivors[kMaxText] = {};  // "pid 5063 (stray_daemon 30); ...": survivors without a row
   char hooks_dir[kMaxText] = {};            // sitecustomize.py and sharebench_progress.py
   char stacks_dir[kMaxText] = {};           // py-<pid>.txt: faulthandler's dumps
   char progress_path[kMaxText] = {};

@@ -184,6 +184,7 @@ class ExecScenario : public Scenario {
       for (int i = 0; i < b.processes.load(); ++i) {
         if (b.tree[i].survivor) named.push_back(fmt::format("pid {} ({})", b.tree[i].pid, b.tree[i].command));
       }
+      if (b.untracked_survivors[0] != '\0') named.emplace_back(b.untracked_survivors);
       ctx.check(checks::kNoSurvivors, Verdict::kFail, b.survivors,
                 fmt::format("{} process(es) outlived the program and were killed: {}", b.survivors, fmt::join(named, "; ")));
     } else if (b.program_ended.load()) {
@@ -258,6 +259,8 @@ class ExecScenario : public Scenario {
       else p.end = "ended";
       if (t.stop_sent && !t.faulted && !t.survivor) p.end += " (after --duration's SIGINT)";
       p.fds_peak = t.fds_peak;
+      p.fd_limit = t.fd_limit;
+      p.fds_nearest_limit = t.fds_nearest_limit;
       rep.processes.push_back(std::move(p));
       Series s{"uss-mb", t.birth, {}};
       for (int k = 0; k < t.points; ++k) s.points.push_back(SeriesPoint{static_cast<double>(k), t.point_s[k], t.point_uss_mb[k]});
@@ -337,10 +340,6 @@ class ExecScenario : public Scenario {
     machine.dev_shm_size_mb = b.dev_shm_size_mb;
     machine.dev_shm_used_mb_before = b.dev_shm_used_mb_before;
     machine.dev_shm_used_mb_peak = b.dev_shm_used_mb_peak;
-    for (int i = 0; i < b.processes.load(); ++i) {
-      const long limit = b.tree[i].fd_limit;
-      if (limit > 0 && (machine.fd_limit == 0 || limit < machine.fd_limit)) machine.fd_limit = limit;
-    }
     SharingFindings f = judge_sharing(events, rep.processes, machine);
     for (Check& c : f.checks) {
       const auto raise = f.to_raise.find(c.name);

@@ -43,6 +43,8 @@ constexpr std::int64_t kScanEveryNs = 50'000'000;      // the tree, from /proc
 constexpr std::int64_t kMemoryEveryNs = 250'000'000;   // smaps_rollup and maps of each process
 constexpr std::int64_t kSettleNs = 1'000'000'000;      // after the program's end, for the rest to end
 constexpr std::int64_t kHelperGraceNs = static_cast<std::int64_t>(kHelperGraceS * 1e9);
+// A process holding this many descriptors has its RLIMIT_NOFILE read again at each scan.
+constexpr int kFdsWorthALimitRead = 32;
 constexpr std::int64_t kStopGraceNs = static_cast<std::int64_t>(kStopGraceS * 1e9);
 constexpr std::int64_t kTermGraceNs = static_cast<std::int64_t>(kTermGraceS * 1e9);
 constexpr std::int64_t kYoungNs = 2'000'000'000;       // a process's command line is re-read while young (exec)
@@ -105,10 +107,7 @@ class Supervisor {
           if (live_.empty()) break;
         }
         // Helpers by design get the time they need to finish; anything else a second.
-        const bool only_helpers = std::all_of(live_.begin(), live_.end(), [&](pid_t pid) {
-          const TreeProcess* p = find(pid);
-          return p && p->helper;
-        });
+        const bool only_helpers = std::all_of(live_.begin(), live_.end(), [&](pid_t pid) { return is_helper(pid); });
         if (!only_helpers && now - ended_ns >= kSettleNs) kill_survivors(/*helpers_too=*/false);
         if (only_helpers && now - ended_ns >= kHelperGraceNs) {
           kill_survivors(/*helpers_too=*/true);
@@ -265,6 +264,13 @@ class Supervisor {
     return it == index_.end() ? nullptr : &b_.tree[it->second];
   }
 
+  // A helper by design, whether it has a row or was seen past the table's end.
+  bool is_helper(pid_t pid) {
+    if (const TreeProcess* p = find(pid)) return p->helper;
+    const auto u = untracked_.find(pid);
+    return u != untracked_.end() && u->second.helper;
+  }
+
   void scan(std::int64_t now) {
     std::vector<ProcStat> found = tree_now();
     std::sort(found.begin(), found.end(), [](const ProcStat& a, const ProcStat& b) {
@@ -280,7 +286,15 @@ class Supervisor {
       }
       if (!p) {
         if (b_.processes.load() >= ExecBlock::kMaxProcesses) {
-          if (untracked_.insert(s.pid).second) ++b_.untracked;
+          // No row left for its figures, but it is still watched: alive, ended, a helper or a
+          // survivor (a program of hundreds of short workers starts torch_shm_manager late).
+          auto [u, first] = untracked_.try_emplace(s.pid, Untracked{s.start_ticks, false});
+          if (first || u->second.start_ticks != s.start_ticks) {
+            if (first) ++b_.untracked;
+            std::string marker;
+            u->second = Untracked{s.start_ticks, is_helper_command(read_cmdline(s.pid), &marker), false};
+          }
+          alive.insert(s.pid);
           continue;
         }
         p = &add(s.pid, s.ppid, s.start_ticks, now);
@@ -353,8 +367,18 @@ class Supervisor {
           ++p->points;
         }
       }
-      p->fds_peak = std::max(p->fds_peak, count_descriptors(pid));
-      if (p->fd_limit == 0) p->fd_limit = static_cast<std::int32_t>(std::min<long>(descriptor_limit(pid), INT32_MAX));
+      const int fds = count_descriptors(pid);
+      p->fds_peak = std::max(p->fds_peak, fds);
+      // The limit is read again once a process holds a few: a program may lower its own
+      // (setrlimit), and the finding is about how near it came to the limit it had then.
+      if (p->fd_limit == 0 || fds >= kFdsWorthALimitRead) {
+        const auto limit = static_cast<std::int32_t>(std::min<long>(descriptor_limit(pid), INT32_MAX));
+        if (limit > 0 && (p->fd_limit == 0 || static_cast<double>(fds) / limit >
+                                                   static_cast<double>(p->fds_nearest_limit) / p->fd_limit)) {
+          p->fd_limit = limit;
+          p->fds_nearest_limit = fds;
+        }
+      }
       for (const std::string& name : shm_in_use(pid)) {
         if (!seen_shm_.insert(name).second) continue;
         if (b_.sightings >= ExecBlock::kMaxSightings) {
@@ -496,16 +520,24 @@ class Supervisor {
     std::vector<ProcStat> left = tree_now();
     for (const ProcStat& s : left) {
       TreeProcess* known = find(s.pid);
+      const auto untracked = untracked_.find(s.pid);
       if (known && known->survivor) continue;
-      if (known && known->helper && !helpers_too) continue;
+      if (!known && untracked != untracked_.end() && untracked->second.survivor) continue;
+      if (is_helper(s.pid) && !helpers_too) continue;
+      const std::string command = known ? std::string() : read_cmdline(s.pid);  // before it is gone
       ::kill(s.pid, SIGKILL);
       if (TreeProcess* p = known) {
         p->survivor = true;
         if (p->helper) ++b_.helpers_killed;
       } else if (b_.processes.load() < ExecBlock::kMaxProcesses) {
         TreeProcess& q = add(s.pid, s.ppid, s.start_ticks, monotonic_ns());
-        copy_text(q.command, sizeof q.command, read_cmdline(s.pid));
+        copy_text(q.command, sizeof q.command, command);
         q.survivor = true;
+      } else {  // no row left: named in a line of its own
+        untracked_[s.pid].survivor = true;
+        const std::string said = b_.untracked_survivors;
+        copy_text(b_.untracked_survivors, sizeof b_.untracked_survivors,
+                  fmt::format("{}{}pid {} ({})", said, said.empty() ? "" : "; ", s.pid, command));
       }
       ++b_.survivors;
     }
@@ -530,7 +562,15 @@ class Supervisor {
   int guard_fd_ = -1;
   int next_birth_ = 0;
   std::map<pid_t, int> index_;
-  std::set<pid_t> live_, untracked_;
+  std::set<pid_t> live_;
+  // Processes seen once the table was full (ExecBlock::kMaxProcesses): no figures, but their
+  // liveness and whether they are helpers still decide when the program's tree has ended.
+  struct Untracked {
+    std::uint64_t start_ticks = 0;
+    bool helper = false;
+    bool survivor = false;  // killed at the end: counted once
+  };
+  std::map<pid_t, Untracked> untracked_;
   std::set<std::string> seen_shm_;
   std::int64_t tree_cpu_ticks_ = 0, last_cpu_ticks_ = 0;
   bool fault_done_ = false;

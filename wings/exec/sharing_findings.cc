@@ -5,10 +5,12 @@
 #include "harness/util/bounded_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -665,16 +667,46 @@ void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
 // --- deaths ---------------------------------------------------------------------------------------
 // A child that died (an uncaught exception: its traceback; or a signal) counts as noticed when the
 // program read its exit code (Process.exitcode: its own code, mp.spawn's join), ended it itself
-// (terminate, kill: Pool, DataLoader), or failed itself (exit-status says so). Otherwise the program
-// went on without a worker and the run says nothing: that is the finding.
+// (terminate, kill: Pool, DataLoader, multiprocessing's exit function), or its parent failed in turn:
+// raised an exception that names it (a DataLoader's "worker (pid 24529) is killed by signal", read
+// by torch's SIGCHLD handler, not through exitcode) or ended in failure itself (a DataLoader's
+// "worker (pid(s) 667) exited unexpectedly" names the one it looked at first; at the top, the
+// program's own failure is exit-status's). Otherwise the program went on without a worker and the
+// run says nothing: that is the finding; the parent that failed is judged in turn by its own parent.
 void judge_deaths(const std::vector<json>& events, const std::vector<ProcessRecord>& processes, const SharingContext& m,
                   SharingFindings& f) {
   std::set<int> observed, ended_by_program;
   for (const json* e : events_of(events, "observed")) observed.insert(int_of(*e, "child"));
   for (const json* e : events_of(events, "terminated")) ended_by_program.insert(int_of(*e, "child"));
+  std::map<int, const ProcessRecord*> by_pid;
+  for (const ProcessRecord& p : processes) by_pid[p.pid] = &p;
+  const auto failed = [](const ProcessRecord& p) {
+    return p.end.rfind("exited 0", 0) != 0 && p.end.rfind("ended", 0) != 0;
+  };
+  // Who started each child: the process that called start() (its handoff), which under forkserver
+  // is not its parent in the process table (the forkserver forked it).
+  std::map<int, int> starter;
+  for (const json* e : events_of(events, "handoff")) starter[int_of(*e, "child")] = int_of(*e, "pid");
+  // Its parent (the one that started it) failed: ended in failure, or its own uncaught exception
+  // names the child's pid as a word of its own.
+  const auto parent_failed = [&](const ProcessRecord& child) {
+    const auto started_by = starter.find(child.pid);
+    const auto parent = by_pid.find(started_by != starter.end() ? started_by->second : child.ppid);
+    if (parent == by_pid.end()) return false;
+    if (parent->second->role == "child" && failed(*parent->second)) return true;
+    if (parent->second->error.empty()) return false;
+    const std::string& text = parent->second->error;
+    const std::string pid = std::to_string(child.pid);
+    for (std::size_t at = text.find(pid); at != std::string::npos; at = text.find(pid, at + 1)) {
+      const bool starts = at == 0 || !std::isdigit(static_cast<unsigned char>(text[at - 1]));
+      const bool ends = at + pid.size() == text.size() || !std::isdigit(static_cast<unsigned char>(text[at + pid.size()]));
+      if (starts && ends) return true;
+    }
+    return false;
+  };
   bool program_failed = false;
   for (const ProcessRecord& p : processes) {
-    if (p.role == "program") program_failed = p.end.rfind("exited 0", 0) != 0 && p.end.rfind("ended", 0) != 0;
+    if (p.role == "program") program_failed = failed(p);
   }
   int ended = 0;
   std::vector<std::string> unnoticed;
@@ -685,7 +717,7 @@ void judge_deaths(const std::vector<json>& events, const std::vector<ProcessReco
     if (!by_signal && !by_exit) continue;
     ++ended;
     const bool died = by_signal || (p.end != "exited 0" && !p.error.empty());
-    if (!died || observed.count(p.pid) || ended_by_program.count(p.pid)) continue;
+    if (!died || observed.count(p.pid) || ended_by_program.count(p.pid) || parent_failed(p)) continue;
     unnoticed.push_back(fmt::format("pid {} (started at {}) {}{}", p.pid, started_at(events, p.pid), p.end,
                                     p.error.empty() ? "" : fmt::format(": {}", last_line(p.error))));
   }
@@ -768,10 +800,12 @@ void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRe
                                   "that fail with 'No space left on device' (Docker's default is 64 MiB)",
                                   used, m.dev_shm_size_mb));
   }
+  // Each process against its own limit, as it stood when the process was nearest it (a process may
+  // lower its limit after it held more).
   std::vector<std::string> crowded;
   for (const ProcessRecord& p : processes) {
-    if (m.fd_limit > 0 && p.fds_peak > m.fd_limit / 2) {
-      crowded.push_back(fmt::format("pid {} held up to {} of its {}", p.pid, p.fds_peak, m.fd_limit));
+    if (p.fd_limit > 0 && p.fds_nearest_limit > p.fd_limit / 2) {
+      crowded.push_back(fmt::format("pid {} held {} of its {}", p.pid, p.fds_nearest_limit, p.fd_limit));
     }
   }
   if (!crowded.empty()) {
@@ -806,12 +840,22 @@ void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRe
     }
   }
   for (const int p : parents) spans.erase(p);
-  int most = 0, threads_max = 0;
+  // The most threads at any one moment: a sweep over the spans' ends (a start before an end at the
+  // same instant). Summing every span that overlaps a given one would add up processes that never
+  // met: a long-lived one overlaps a hundred short workers that ran one after another.
+  int most = 0, threads_max = 0, now = 0;
+  std::vector<std::pair<double, int>> edges;  // (time, +threads at a start or -threads at an end)
   for (const auto& [pid, a] : spans) {
-    int sum = 0;
-    for (const auto& [other, b] : spans) sum += (b.from <= a.to && a.from <= b.to) ? b.threads : 0;
-    most = std::max(most, sum);
+    edges.emplace_back(a.from, a.threads);
+    edges.emplace_back(a.to, -a.threads);
     threads_max = std::max(threads_max, a.threads);
+  }
+  std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : x.second > y.second;
+  });
+  for (const auto& [t, delta] : edges) {
+    now += delta;
+    most = std::max(most, now);
   }
   if (!spans.empty()) f.metrics["intra_op_threads_max"] = threads_max;
   if (most > m.cores) {

@@ -54,7 +54,6 @@ struct SharingContext {
   bool harness_ended_it = false;  // a hang, a deadline, --duration, an interrupt or a --fault: its kills are not deaths
   int cores = 1;
   double dev_shm_size_mb = 0, dev_shm_used_mb_before = 0, dev_shm_used_mb_peak = 0;
-  long fd_limit = 0;  // the smallest soft RLIMIT_NOFILE among the program's processes (0: unknown)
 };
 
 struct SharingFindings {

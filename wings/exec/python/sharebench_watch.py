@@ -814,8 +814,23 @@ def _patch_process(process_module):
         setattr(BaseProcess, name, ending)
 
 
-def _patch_poll(popen_module):
+def _patch_popen(popen_module):
+    """poll() (a child's end seen), and terminate()/kill() called on the Popen itself: multiprocessing's
+    exit function ends a process's daemonic children that way (a DataLoader's workers when its
+    process raises), not through Process.terminate()."""
     Popen = popen_module.Popen
+    for name in ("terminate", "kill"):
+        original = vars(Popen).get(name)
+        if original is None or getattr(original, "_sharebench_wrapped", False):
+            continue
+
+        def ending(self, _original=original, _name=name):
+            if getattr(self, "pid", None) is not None and self.returncode is None:
+                _emit("terminated", child=self.pid, how=_name)
+            return _original(self)
+
+        ending._sharebench_wrapped = True
+        setattr(Popen, name, ending)
     if "poll" not in vars(Popen) or getattr(Popen.poll, "_sharebench_wrapped", False):
         return
     poll = Popen.poll
@@ -843,8 +858,8 @@ def _on_torch(torch):
 _AFTER_IMPORT = {
     "torch": _on_torch,
     "multiprocessing.process": _patch_process,
-    "multiprocessing.popen_fork": _patch_poll,
-    "multiprocessing.popen_forkserver": _patch_poll,
+    "multiprocessing.popen_fork": _patch_popen,
+    "multiprocessing.popen_forkserver": _patch_popen,
 }
 
 
