@@ -78,6 +78,13 @@ expect spawn_raises 1 --repetitions "$SB_REPS" -- "$py" "$progs/spawn_rank_raise
 judge spawn_raises 'all(verdict(c, "deaths-noticed", r) == "pass" for c in cells for r in reps)'
 judge spawn_raises 'all(any(p["role"] == "child" and p["end"] == "exited 1" and "rank 1 could not load its shard" in p["error"] for p in c["repetitions"][r]["processes"]) for c in cells for r in reps)'
 
+# Every rank of a spawn group raised before the launcher joined: torch's join reports the first and
+# reaps the other unread; the launcher catches the exception and exits 0. It was told: noticed.
+expect ranks_retry 0 $all -- "$py" "$progs/spawn_ranks_fail_retry.py"
+judge ranks_retry "$clean"
+judge ranks_retry "$(exercised deaths-noticed)"
+expect ranks_detached 1 $all -- "$py" "$progs/spawn_ranks_fail_retry.py" --detached
+judge ranks_detached "$(caught deaths-noticed "the shard is missing" spawn_ranks_fail_retry.py)"
 # A DataLoader's worker segfaults in a child, as PyTorch's test_dataloader.py writes it: the loader
 # raises in the child (naming one dead worker), the child fails, the parent reads its exit code.
 # Noticed all along the chain, under forkserver too (where the forkserver, not the child, is the

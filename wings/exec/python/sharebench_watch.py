@@ -21,7 +21,8 @@ test. Each process's "start" carries PROTOCOL; the runner refuses to judge event
             steps without gradients, steps on an unchanged gradient, state kinds, the step
             counter), modules it received and changed, its intra-op threads
   reaped    a parent learnt a child's exit status (Process.join, is_alive, poll)
-  observed  the program read a child's exit code (Process.exitcode; mp.spawn's join does too)
+  observed  the program read a child's exit code (Process.exitcode; mp.spawn's join does too), or
+            torch's spawn context or a DataLoader raised to it about its group's dead processes
   terminated the program ended a child itself (Process.terminate, kill: Pool and DataLoader do)
   error     an uncaught exception's traceback tail (sys.excepthook)
 
@@ -846,6 +847,45 @@ def _patch_popen(popen_module):
     Popen.poll = patched
 
 
+def _noticed_on_raise(owner, method, processes_of):
+    """Wraps owner.method so that when it raises to the program (torch's spawn context reporting a
+    failed rank; a DataLoader reporting a dead worker), every process of its group that has ended
+    counts as observed: the program was told, whatever it does with the exception (a test that
+    expects it catches it). The group's other ranks torch reaped without reading their codes."""
+    original = vars(owner).get(method)
+    if original is None or getattr(original, "_sharebench_wrapped", False):
+        return
+
+    def wrapped(self, *args, **kwargs):
+        try:
+            return original(self, *args, **kwargs)
+        except Exception:
+            _guarded("noticed", _note_ended, processes_of(self))
+            raise
+
+    wrapped._sharebench_wrapped = True
+    setattr(owner, method, wrapped)
+
+
+def _note_ended(processes):
+    where = _user_location()
+    for p in processes or ():
+        popen = getattr(p, "_popen", None)
+        code = popen.poll() if popen is not None else None
+        if code is not None and p.pid not in _exit_code_reads:
+            _exit_code_reads.add(p.pid)
+            _emit("observed", child=p.pid, code=code, where=where)
+
+
+def _patch_spawn_context(spawn_module):
+    _noticed_on_raise(spawn_module.ProcessContext, "join", lambda ctx: getattr(ctx, "processes", ()))
+
+
+def _patch_dataloader(dataloader_module):
+    _noticed_on_raise(dataloader_module._MultiProcessingDataLoaderIter, "_next_data",
+                      lambda it: getattr(it, "_workers", ()))
+
+
 def _on_torch(torch):
     global _baseline_tids
     _baseline_tids = {t for t in _native_threads() if t not in _python_threads() and t != os.getpid()}
@@ -860,6 +900,8 @@ _AFTER_IMPORT = {
     "multiprocessing.process": _patch_process,
     "multiprocessing.popen_fork": _patch_popen,
     "multiprocessing.popen_forkserver": _patch_popen,
+    "torch.multiprocessing.spawn": _patch_spawn_context,
+    "torch.utils.data.dataloader": _patch_dataloader,
 }
 
 
