@@ -19,6 +19,7 @@
 #include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
 #include "harness/plan/cell_flags.h"
+#include "harness/scenario/scenario.h"
 
 namespace sharebench {
 void link_exec_scenario();  // wings/exec/exec_scenario.cc: keeps the exec scenario in this binary
@@ -127,6 +128,13 @@ TEST(ExecCell, IsNamedByItsProgramAndReproducedWithItsCommand) {
   c.variant = "own";
   EXPECT_EQ(c.id(), "exec/hogwild.py@own:1~kill:child@1");
   link_exec_scenario();  // the reproduce line comes from the scenario's RunsCommand("exec", "--mp-start")
+  // exec's variants are "own" and the start methods --mp-start takes, in that order: one list.
+  const ScenarioInfo* exec = ScenarioRegistry::instance().find("exec");
+  ASSERT_NE(exec, nullptr);
+  std::vector<std::string> variants, expected_variants{"own"};
+  for (const VariantInfo& v : exec->variants()) variants.push_back(v.name);
+  expected_variants.insert(expected_variants.end(), python_start_methods().begin(), python_start_methods().end());
+  EXPECT_EQ(variants, expected_variants);
   EXPECT_EQ(repro_args(c, 1).at(1), "--workdir");  // the first variant is the default: no flag
   c.variant = "spawn";
   const std::vector<std::string> args = repro_args(c, 2);

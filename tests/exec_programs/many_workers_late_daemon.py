@@ -16,7 +16,7 @@ import time
 
 
 def work(i):
-    time.sleep(0.15)  # long enough for exec's scans (every 50 ms) to see each one
+    time.sleep(0.3)  # long enough for exec's scans (every 50 ms) to see each one, on a loaded machine too
     return i
 
 

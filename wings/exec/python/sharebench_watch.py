@@ -859,6 +859,8 @@ def _noticed_on_raise(owner, method, processes_of):
     def wrapped(self, *args, **kwargs):
         try:
             return original(self, *args, **kwargs)
+        except StopIteration:
+            raise  # a DataLoader's epoch ended: nothing was reported
         except Exception:
             _guarded("noticed", _note_ended, processes_of(self))
             raise
