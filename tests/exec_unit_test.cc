@@ -1,5 +1,6 @@
 // Unit tests of `sharebench exec`'s parts that need no program: the progress channel, the process
-// tree readers, a program's cell id and reproduce line, the per-process results round trip.
+// tree readers and the paced memory watch, a program's cell id and reproduce line, the per-process
+// results round trip.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,17 +10,21 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "wings/exec/memory_watch.h"
 #include "wings/exec/process_tree.h"
 #include "wings/exec/progress_channel.h"
 #include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
 #include "harness/plan/cell_flags.h"
 #include "harness/scenario/scenario.h"
+#include "harness/util/clock.h"
 
 namespace sharebench {
 void link_exec_scenario();  // wings/exec/exec_scenario.cc: keeps the exec scenario in this binary
@@ -83,6 +88,82 @@ TEST(ProcessTree, SeesEveryDescendantWithItsParentAndItsSharedMemory) {
   ::waitpid(child, nullptr, 0);
   ::shm_unlink(name.c_str());
   ::close(ready[0]);
+}
+
+TEST(ProcessTree, ScansSkipStrangersOlderThanTheProgramAndForgetThoseThatEnded) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::pause();
+    _exit(0);
+  }
+  auto has = [](const std::vector<ProcStat>& tree, pid_t pid) {
+    return std::any_of(tree.begin(), tree.end(), [&](const ProcStat& s) { return s.pid == pid; });
+  };
+  // The child is the "program" here: found by every scan, full or not; this test's parent, older,
+  // is a stranger.
+  Strangers strangers;
+  strangers.before_ticks = read_proc_stat(child)->start_ticks;
+  for (int scan = 0; scan < Strangers::kFullEvery + 2; ++scan) {
+    EXPECT_TRUE(has(live_descendants(::getpid(), &strangers), child)) << "scan " << scan;
+    EXPECT_FALSE(strangers.pids.count(child));
+  }
+  EXPECT_TRUE(strangers.pids.count(::getppid())) << "this test's parent is older than it: a stranger";
+  // Everything older than a time to come is a stranger: not read, so not found, and remembered
+  // until it ends.
+  Strangers all_older;
+  all_older.before_ticks = ~0ULL;
+  EXPECT_FALSE(has(live_descendants(::getpid(), &all_older), child));
+  EXPECT_TRUE(all_older.pids.count(child));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  live_descendants(::getpid(), &all_older);
+  EXPECT_FALSE(all_older.pids.count(child)) << "an ended process is forgotten, its pid free for a newcomer";
+}
+
+// A process that grows 512 MiB a while after it was first seen, then makes and maps a /dev/shm
+// segment: the watch catches the growth and the segment although its rounds are paced, and its
+// walks keep within their allowance.
+TEST(MemoryWatch, CatchesGrowthAndNewSharedMemoryWithinItsAllowance) {
+  const std::string name = fmt::format("sharebench-exec-unit-watch-{}", ::getpid());
+  constexpr std::size_t kGrowth = 512u << 20;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::usleep(300'000);
+    auto* bytes = static_cast<char*>(::mmap(nullptr, kGrowth, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (bytes == MAP_FAILED) _exit(1);
+    for (std::size_t i = 0; i < kGrowth; i += 4096) bytes[i] = 1;
+    ::usleep(300'000);
+    const int fd = ::shm_open(("/" + name).c_str(), O_CREAT | O_RDWR, 0600);
+    if (fd < 0 || ::ftruncate(fd, 4096) != 0 || ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED) _exit(1);
+    ::pause();
+    _exit(0);
+  }
+  auto block = std::make_unique<ExecBlock>();
+  TreeProcess& row = block->tree[0];
+  row.pid = child;
+  block->processes.store(1);
+  const std::int64_t t0 = monotonic_ns();
+  MemoryWatch watch(*block, t0, [&](pid_t pid) { return pid == child ? &row : nullptr; });
+  std::int64_t now = t0, most_one_walk = 0;
+  while (now - t0 < 2'500'000'000) {
+    const std::int64_t before = watch.walk_ns();
+    watch.poll(now, {child});
+    most_one_walk = std::max(most_one_walk, watch.walk_ns() - before);
+    ::usleep(20'000);
+    now = monotonic_ns();
+  }
+  const bool sighted = block->sightings == 1 && block->shm[0].pid == child && block->shm[0].name == name;
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::shm_unlink(("/" + name).c_str());
+  EXPECT_GE(row.rss_mb_peak, 500) << "the resident size is read every 250 ms";
+  EXPECT_GE(row.uss_mb_peak, 500) << "growth past the last walk's size calls for a walk";
+  EXPECT_GE(row.samples, 2);
+  EXPECT_TRUE(sighted) << "a name new in /dev/shm is looked for at once";
+  const double allowance = static_cast<double>(MemoryWatch::kFirstAllowanceNs) +
+                           MemoryWatch::kWalkShare * static_cast<double>(now - t0) + static_cast<double>(most_one_walk);
+  EXPECT_LE(static_cast<double>(watch.walk_ns()), allowance)
+      << watch.walks() << " walks took " << watch.walk_ns() / 1000 << " us; the largest " << most_one_walk / 1000 << " us";
 }
 
 TEST(PrivateDirectory, GoesWithSubdirectoriesAndNeverFollowsALinkOut) {

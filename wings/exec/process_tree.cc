@@ -85,10 +85,32 @@ std::string read_cmdline(pid_t pid, std::size_t max) {
   return text;
 }
 
-std::vector<ProcStat> live_descendants(pid_t root) {
+double resident_mb(pid_t pid) {
+  const std::string text = slurp(fmt::format("/proc/{}/statm", pid), 256);
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(text.c_str(), "%llu %llu", &size, &resident) != 2) return 0;
+  static const double page_mb = static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1 << 20);
+  return static_cast<double>(resident) * page_mb;
+}
+
+std::vector<ProcStat> live_descendants(pid_t root, Strangers* strangers) {
   std::map<pid_t, std::vector<ProcStat>> children;
+  const bool full = !strangers || strangers->scans++ % Strangers::kFullEvery == 0;
+  std::set<pid_t> known;
+  if (strangers && !full) known.swap(strangers->pids);
+  if (strangers) strangers->pids.clear();
   for (const pid_t pid : all_pids()) {
-    if (auto s = read_proc_stat(pid); s && s->state != 'Z' && s->state != 'X') children[s->ppid].push_back(*s);
+    if (known.count(pid)) {  // still there: still a stranger
+      strangers->pids.insert(pid);
+      continue;
+    }
+    auto s = read_proc_stat(pid);
+    if (!s) continue;
+    if (strangers && strangers->before_ticks > 0 && s->start_ticks < strangers->before_ticks && pid != root) {
+      strangers->pids.insert(pid);
+      continue;
+    }
+    if (s->state != 'Z' && s->state != 'X') children[s->ppid].push_back(*s);
   }
   std::vector<ProcStat> out;
   std::vector<pid_t> frontier{root};

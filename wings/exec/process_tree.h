@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,22 @@ struct ProcStat {
 std::optional<ProcStat> read_proc_stat(pid_t pid);
 // Its arguments joined with spaces, at most `max` bytes ("" for a zombie or a kernel thread).
 std::string read_cmdline(pid_t pid, std::size_t max = 200);
+// Its resident size in MiB from /proc/PID/statm (a counter: no walk of its mappings); 0 when gone.
+double resident_mb(pid_t pid);
+// Processes a repeated search for one tree's descendants need not read again: those that started
+// before `before_ticks` (the tree's first process, the program) can never join it, for an orphan is
+// re-parented only to an ancestor. A stranger's pid missing from /proc at a scan is forgotten; one
+// that ended and was given to a new process between two scans is found by the next scan that reads
+// everything (every kFullEvery-th).
+struct Strangers {
+  static constexpr int kFullEvery = 10;
+  unsigned long long before_ticks = 0;  // 0: none known yet, every process is read
+  std::set<pid_t> pids;
+  int scans = 0;
+};
 // Every live descendant of `root` (not `root` itself), parents before children; zombies left out.
-std::vector<ProcStat> live_descendants(pid_t root);
+// With `strangers`, the processes it holds are skipped, and those found are added.
+std::vector<ProcStat> live_descendants(pid_t root, Strangers* strangers = nullptr);
 // The /dev/shm files (POSIX shared memory, named semaphores) the process has mapped or open, by
 // name without the directory ("torch_123_456", "psm_abc", "sem.mp-xyz").
 std::vector<std::string> shm_in_use(pid_t pid);
