@@ -70,6 +70,8 @@ struct ExecBlock {
   double pss_mb_total_peak = 0;             // the largest sum of PSS over the tree at one sample
   std::int32_t processes_peak = 0;          // the most processes alive at once
   std::int32_t survivors = 0;
+  double supervisor_cpu_s = 0;              // the supervisor's own CPU time (getrusage), its reads of /proc included
+  double memory_walk_s = 0;                 // of which walking the processes' mappings (memory_watch.h)
 
   std::int64_t t0_ns = 0;                   // the program's start, CLOCK_MONOTONIC (the Python hooks' clock too)
   double dev_shm_size_mb = 0, dev_shm_used_mb_peak = 0;  // /dev/shm's size and its most use seen

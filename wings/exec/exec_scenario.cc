@@ -288,6 +288,8 @@ class ExecScenario : public Scenario {
     rep.metrics["progress_beats"] = static_cast<double>(b.beats);
     rep.metrics["beating_processes"] = b.beating_processes;
     if (b.program_ended.load()) rep.metrics["program_s"] = b.program_s;
+    rep.metrics["supervisor_cpu_s"] = b.supervisor_cpu_s;  // what watching cost, beside the program's cpu_s
+    rep.metrics["memory_walk_s"] = b.memory_walk_s;
     if (b.beats == 0) {  // steps mean nothing without beats
       rep.metrics.erase("steps_per_s");
       rep.metrics.erase("steps_total");

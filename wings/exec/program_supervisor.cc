@@ -5,7 +5,10 @@
 #include "harness/util/find_executable.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -17,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -24,12 +28,12 @@
 
 #include <fmt/format.h>
 
+#include "wings/exec/memory_watch.h"
 #include "wings/exec/process_tree.h"
 #include "wings/exec/progress_channel.h"
 #include "harness/faults/nemesis.h"
 #include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
-#include "harness/proc/memory_probe.h"
 #include "harness/util/parent_death.h"
 
 extern char** environ;
@@ -40,11 +44,8 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kPoll = 20ms;
 constexpr std::int64_t kScanEveryNs = 50'000'000;      // the tree, from /proc
-constexpr std::int64_t kMemoryEveryNs = 250'000'000;   // smaps_rollup and maps of each process
 constexpr std::int64_t kSettleNs = 1'000'000'000;      // after the program's end, for the rest to end
 constexpr std::int64_t kHelperGraceNs = static_cast<std::int64_t>(kHelperGraceS * 1e9);
-// A process holding this many descriptors has its RLIMIT_NOFILE read again at each scan.
-constexpr int kFdsWorthALimitRead = 32;
 constexpr std::int64_t kStopGraceNs = static_cast<std::int64_t>(kStopGraceS * 1e9);
 constexpr std::int64_t kTermGraceNs = static_cast<std::int64_t>(kTermGraceS * 1e9);
 constexpr std::int64_t kYoungNs = 2'000'000'000;       // a process's command line is re-read while young (exec)
@@ -74,7 +75,7 @@ class Supervisor {
   void run() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     b_.supervisor_pid.store(::getpid());
-    t0_ns_ = monotonic_ns();
+    t0_ns_ = monotonic_ns();  // until start() takes it again as it forks the program
     b_.t0_ns = t0_ns_;
     if (struct statvfs v{}; ::statvfs("/dev/shm", &v) == 0) {
       b_.dev_shm_size_mb = static_cast<double>(v.f_blocks) * static_cast<double>(v.f_frsize) / (1 << 20);
@@ -82,8 +83,10 @@ class Supervisor {
     }
     program_ = start();
     b_.program_pid.store(program_);
+    program_fd_ = open_pidfd(program_);
     ctx_.beat(0);
-    std::int64_t next_scan = 0, next_memory = 0, ended_ns = 0;
+    memory_.emplace(b_, t0_ns_, [this](pid_t pid) { return find(pid); });
+    std::int64_t next_scan = 0, ended_ns = 0;
     for (;;) {
       reap();
       const std::int64_t now = monotonic_ns();
@@ -91,12 +94,7 @@ class Supervisor {
         next_scan = now + kScanEveryNs;
         scan(now);
       }
-      const bool due = now >= next_memory;
-      if (due || fresh_) {  // a process seen for the first time is measured at once
-        if (due) next_memory = now + kMemoryEveryNs;
-        sample(now, /*only_unmeasured=*/!due);
-        fresh_ = false;
-      }
+      memory_->poll(now, live_);
       report_progress();
       inject_fault(now);
       stop_after_duration(now);
@@ -115,12 +113,18 @@ class Supervisor {
         }
         if (only_helpers) ctx_.beat(progress_.total());  // waiting for helpers is not a hang of the program
       }
-      std::this_thread::sleep_for(kPoll);
+      wait_a_poll();
     }
+    if (program_fd_ >= 0) ::close(program_fd_);
     release_stall();
     report_progress();
     ctx_.beat(progress_.total());
     stand_the_guard_down();
+    if (struct rusage self{}; ::getrusage(RUSAGE_SELF, &self) == 0) {
+      b_.supervisor_cpu_s = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+                            static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1e-6;
+    }
+    b_.memory_walk_s = static_cast<double>(memory_->walk_ns() + memory_->lookup_ns()) * 1e-9;
   }
 
  private:
@@ -157,6 +161,8 @@ class Supervisor {
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
     const pid_t parent = ::getpid();
+    t0_ns_ = monotonic_ns();  // the program's start: program_s and every time since it count from here
+    b_.t0_ns = t0_ns_;
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
@@ -169,7 +175,7 @@ class Supervisor {
       for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
       int stage = 0;
       if (workdir && ::chdir(workdir) != 0) stage = 1;
-      const int null = ::open("/dev/null", O_RDONLY);
+      const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // not left open in the program
       if (null >= 0) ::dup2(null, STDIN_FILENO);
       ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the program's output, both streams, in the cell's stderr tail
       if (stage == 0) ::execve(path.c_str(), argv.data(), envp.data());
@@ -189,8 +195,30 @@ class Supervisor {
     }
     TreeProcess& p = add(pid, parent, 0, 0);
     copy_text(p.command, sizeof p.command, read_cmdline(pid));
+    if (auto s = read_proc_stat(pid)) strangers_.before_ticks = s->start_ticks;
     start_guard(pid);
     return pid;
+  }
+
+  // kPoll, or less when the program ends meanwhile: its end is seen (and program_s taken) at once,
+  // not up to a poll later.
+  void wait_a_poll() {
+    if (program_fd_ < 0 || b_.program_ended.load()) {
+      std::this_thread::sleep_for(kPoll);
+      return;
+    }
+    struct pollfd end{program_fd_, POLLIN, 0};
+    if (::poll(&end, 1, static_cast<int>(kPoll.count())) < 0 && errno != EINTR) std::this_thread::sleep_for(kPoll);
+  }
+
+  // A descriptor that becomes readable when the process ends (Linux 5.3); -1 where there is none.
+  static int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+    (void)pid;
+    return -1;
+#endif
   }
 
   // --- the guard --------------------------------------------------------------------------------
@@ -235,7 +263,7 @@ class Supervisor {
 
   // This process's live descendants, the guard left out: the program's tree.
   std::vector<ProcStat> tree_now() const {
-    std::vector<ProcStat> found = live_descendants(::getpid());
+    std::vector<ProcStat> found = live_descendants(::getpid(), &strangers_);
     found.erase(std::remove_if(found.begin(), found.end(), [&](const ProcStat& s) { return s.pid == guard_; }), found.end());
     return found;
   }
@@ -298,7 +326,6 @@ class Supervisor {
           continue;
         }
         p = &add(s.pid, s.ppid, s.start_ticks, now);
-        fresh_ = true;
       }
       if (p->start_ticks == 0) p->start_ticks = s.start_ticks;  // the program itself, added at fork
       alive.insert(s.pid);
@@ -339,62 +366,6 @@ class Supervisor {
     std::int64_t cpu = 0;
     for (int i = 0; i < b_.processes.load(); ++i) cpu += b_.tree[i].cpu_ticks;
     tree_cpu_ticks_ = cpu;
-  }
-
-  // Every live process's memory; with `only_unmeasured`, those not measured yet (new ones).
-  void sample(std::int64_t now, bool only_unmeasured = false) {
-    double pss_sum = 0;
-    for (const pid_t pid : live_) {
-      TreeProcess* p = find(pid);
-      if (!p || (only_unmeasured && p->samples > 0)) continue;
-      if (auto m = sample_memory(pid)) {
-        p->rss_mb_peak = std::max(p->rss_mb_peak, m->rss_mb);
-        p->pss_mb_peak = std::max(p->pss_mb_peak, m->pss_mb);
-        p->uss_mb_peak = std::max(p->uss_mb_peak, m->uss_mb);
-        p->shared_mb_peak = std::max(p->shared_mb_peak, m->shared_mb);
-        pss_sum += m->pss_mb;
-        if (p->samples++ % p->stride == 0) {
-          if (p->points == TreeProcess::kMaxPoints) {  // keep every other point, and sample half as often
-            for (int i = 0; i < TreeProcess::kMaxPoints / 2; ++i) {
-              p->point_s[i] = p->point_s[2 * i];
-              p->point_uss_mb[i] = p->point_uss_mb[2 * i];
-            }
-            p->points = TreeProcess::kMaxPoints / 2;
-            p->stride *= 2;
-          }
-          p->point_s[p->points] = static_cast<float>(static_cast<double>(now - t0_ns_) * 1e-9);
-          p->point_uss_mb[p->points] = static_cast<float>(m->uss_mb);
-          ++p->points;
-        }
-      }
-      const int fds = count_descriptors(pid);
-      p->fds_peak = std::max(p->fds_peak, fds);
-      // The limit is read again once a process holds a few: a program may lower its own
-      // (setrlimit), and the finding is about how near it came to the limit it had then.
-      if (p->fd_limit == 0 || fds >= kFdsWorthALimitRead) {
-        const auto limit = static_cast<std::int32_t>(std::min<long>(descriptor_limit(pid), INT32_MAX));
-        if (limit > 0 && (p->fd_limit == 0 || static_cast<double>(fds) / limit >
-                                                   static_cast<double>(p->fds_nearest_limit) / p->fd_limit)) {
-          p->fd_limit = limit;
-          p->fds_nearest_limit = fds;
-        }
-      }
-      for (const std::string& name : shm_in_use(pid)) {
-        if (!seen_shm_.insert(name).second) continue;
-        if (b_.sightings >= ExecBlock::kMaxSightings) {
-          ++b_.sightings_dropped;
-          continue;
-        }
-        ShmSighting& s = b_.shm[b_.sightings++];
-        copy_text(s.name, sizeof s.name, name);
-        s.pid = pid;
-      }
-    }
-    if (!only_unmeasured) b_.pss_mb_total_peak = std::max(b_.pss_mb_total_peak, pss_sum);
-    if (struct statvfs v{}; ::statvfs("/dev/shm", &v) == 0) {
-      const double used = static_cast<double>(v.f_blocks - v.f_bfree) * static_cast<double>(v.f_frsize) / (1 << 20);
-      b_.dev_shm_used_mb_peak = std::max(b_.dev_shm_used_mb_peak, used);
-    }
   }
 
   void reap() {
@@ -559,6 +530,7 @@ class Supervisor {
   std::int64_t t0_ns_ = 0;
   pid_t program_ = 0;
   pid_t guard_ = -1;
+  int program_fd_ = -1;  // the program's pidfd: the poll wakes when it ends
   int guard_fd_ = -1;
   int next_birth_ = 0;
   std::map<pid_t, int> index_;
@@ -571,10 +543,10 @@ class Supervisor {
     bool survivor = false;  // killed at the end: counted once
   };
   std::map<pid_t, Untracked> untracked_;
-  std::set<std::string> seen_shm_;
+  std::optional<MemoryWatch> memory_;  // made as the program starts
+  mutable Strangers strangers_;        // processes older than the program: never of its tree
   std::int64_t tree_cpu_ticks_ = 0, last_cpu_ticks_ = 0;
   bool fault_done_ = false;
-  bool fresh_ = false;  // the last scan found a new process
   pid_t stalled_ = 0;
   const double duration_s_ = option_double(cell_, "duration");  // --duration: 0 none
   std::int64_t stall_until_ns_ = 0;
