@@ -18,12 +18,10 @@ namespace sharebench {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
+constexpr auto kLaunchCpuInterval = std::chrono::milliseconds(100);  // a launching worker's CPU time, read
 // After a kill, how long to wait for exits before giving up on a process (it is then unkillable:
 // in uninterruptible sleep). Nothing the harness can do beyond that; it is reported.
 constexpr auto kReapGrace = std::chrono::seconds(10);
-// How often each worker's memory is sampled: often enough for a short cell to have a few samples,
-// rarely enough that reading smaps_rollup (tens of µs) costs nothing beside the run.
-constexpr auto kMemoryInterval = std::chrono::milliseconds(100);
 // gdb takes 2–3 s of CPU per LibTorch process (more on a loaded machine), one per core at a time:
 // 64 of them on a few cores would keep a hang's teardown busy for minutes. The ranks the hang
 // names come first.
@@ -102,7 +100,7 @@ class Supervisor {
     }
     const bool launching = block_.start_barrier.generation() == 0 && !block_.start_barrier.aborted();
     observe_heartbeats(now, launching);
-    if (launching && !threads_ && now >= next_memory_sample_) observe_launch_cpu(now);
+    if (launching && !threads_ && now >= next_launch_cpu_) observe_launch_cpu(now);
     const double quiet_s = find_stalled(now, launching);
     if (on_tick) on_tick(quiet_s);
     if (now >= next_memory_sample_) sample_workers_memory(now);
@@ -127,6 +125,7 @@ class Supervisor {
   // A launching worker that uses CPU (loading LibTorch, say) is making progress. Under threads
   // every rank shares the host's CPU time, the runner's included: not a signal.
   void observe_launch_cpu(Clock::time_point now) {
+    next_launch_cpu_ = now + kLaunchCpuInterval;
     const auto pids = group_.pids();
     for (int r = 0; r < procs_ && static_cast<std::size_t>(r) < pids.size(); ++r) {
       if (sup_.exits.count(r) || pids[r] <= 0 ||
@@ -155,7 +154,8 @@ class Supervisor {
   }
 
   void sample_workers_memory(Clock::time_point now) {
-    next_memory_sample_ = now + kMemoryInterval;
+    next_memory_sample_ = now + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(limits_.memory_interval_s));
     if (threads_) return;
     const auto pids = group_.pids();
     for (int r = 0; r < procs_; ++r) {
@@ -278,6 +278,7 @@ class Supervisor {
   std::vector<std::int32_t> last_phase_;
   std::vector<Clock::time_point> last_progress_;
   Clock::time_point launch_progress_, next_memory_sample_;
+  Clock::time_point next_launch_cpu_{};
   std::vector<long long> launch_cpu_;  // CPU ticks each launching worker had used
   std::vector<int> failed_ranks_;
   std::vector<int> stalled_;  // the ranks a hang names

@@ -11,7 +11,7 @@
 // SIGSTOP, takes their stacks (gdb, seconds) and the scenario's snapshot of the frozen state, then
 // kills them and waits for the exits: the evidence is of the stuck state, not of what a worker did
 // while gdb was busy with its siblings.
-// Every kMemoryInterval it samples each worker process's memory (memory_probe.h).
+// Every limits.memory_interval_s it samples each worker process's memory (memory_probe.h).
 // It never returns while a worker of the group still runs.
 #pragma once
 
@@ -33,6 +33,10 @@ struct WatchdogLimits {
   double deadline_s = 120;
   bool gdb_stacks = false;  // on a hang, also take every thread's stack with gdb
   double launch_deadline_s = 0;  // 0: launching has no deadline of its own (the hang timeout alone)
+  // How often each worker's memory is sampled. A worker that supervises a program (exec), which
+  // measures that program's processes itself, is sampled rarely: its own memory is not the subject,
+  // and a walk of a process with LibTorch mapped costs milliseconds.
+  double memory_interval_s = 0.1;
 };
 
 struct Supervision {
