@@ -35,7 +35,8 @@ that step applied is still there, uncleared, to be added to (a running sum).
 
 Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps and every
 64th after, of a received module's parameters when a child begins and ends, one walk of the
-autograd graph after each sampled step; nothing per tensor op.
+autograd graph after each sampled step; nothing per tensor op. Any other step() only counts, and
+any other backward() only checks a flag.
 """
 import json
 import os
@@ -333,6 +334,7 @@ class _OptimizerUse:
 
 
 _backwards = 0  # backward() calls in this process
+_probe_armed = False  # some optimizer's probe_backward may be set: backward() looks for its gradients
 
 
 def _use_of(opt):
@@ -365,6 +367,7 @@ def _close(a, b):
 
 
 def _before_step(opt):
+    global _probe_armed
     use = _use_of(opt)
     if use.steps == 0:
         use.state_entries_at_first_step = len(opt.state)
@@ -391,6 +394,8 @@ def _before_step(opt):
                 use.last_grad = fp
             use.applied = {ptr: norm for ptr, norm in _grad_sums(grads).items() if norm > 0.0}
             use.probe_backward = bool(use.applied)
+            if use.probe_backward:
+                _probe_armed = True
     use.steps += 1
 
 
@@ -449,9 +454,12 @@ def _patch_backward(autograd):
 
     @functools.wraps(backward)
     def wrapped(tensors, *args, **kwargs):
-        global _backwards
+        global _backwards, _probe_armed
         _backwards += 1
+        if not _probe_armed:  # the common backward(): no probe waits on it
+            return backward(tensors, *args, **kwargs)
         pending = [u for u in list(_optimizers.values()) if u.probe_backward]
+        _probe_armed = bool(pending)
         found = _guarded("backward", _probe_before_backward, tensors, pending) if pending else None
         result = backward(tensors, *args, **kwargs)
         if found:
@@ -470,6 +478,14 @@ def _wrap_step(cls):
 
     @functools.wraps(step)
     def wrapped(self, *args, **kwargs):
+        use = _optimizers.get(id(self))
+        # The common step, neither sampled nor awaited by the running-sum probe, only counts: a
+        # Hogwild worker's step takes a few hundred microseconds, and the hooks' share stays small.
+        if use is not None and use.opt is self and not use.expect and use.steps >= _SAMPLE_FIRST and use.steps % _SAMPLE_EVERY:
+            use.steps += 1
+            result = step(self, *args, **kwargs)
+            use.completed += 1
+            return result
         _guarded("optimizer step", _before_step, self)
         result = step(self, *args, **kwargs)
         _guarded("optimizer step", _after_step, self)
