@@ -7,9 +7,17 @@ along the chain: deaths-noticed must pass.
 
 --unchecked: the parent starts the child and exits 0 without reading its exit code. The child's
 failure went unnoticed (and through it its workers'): deaths-noticed must fail, naming the child.
+
+The worker crashes a moment into its first item, not at once: torch's SIGCHLD handler raises in the
+child's main thread wherever it is, and once (the oracle suite's run of 26 Nov 2026, under fork)
+that was inside an index queue's put(), between taking the queue's lock and the `with` that
+releases it (CPython runs a signal handler between any two bytecodes). The child then hung at
+exit, its finalizer waiting for that lock: a real hang, caught and shown with both stacks by exec,
+but not this program's subject. By the time the worker crashes, the child waits in get().
 """
 import ctypes
 import sys
+import time
 
 import torch
 import torch.multiprocessing as mp
@@ -21,6 +29,7 @@ class SegfaultDataset(Dataset):
         return 10
 
     def __getitem__(self, i):
+        time.sleep(0.3)
         return ctypes.string_at(0)  # reads address 0: SIGSEGV in the worker
 
 
