@@ -6,9 +6,9 @@
 // about 8 % of a core beside a two-worker trainer that needed both cores, so they are paced:
 //   - a process is walked when first seen, and again when its resident size (statm, a counter read
 //     in 11 µs, every 250 ms) has grown by kGrowthWorthAWalk since its last walk: a peak is caught;
-//   - all processes are walked in a round every 250 ms at most, and only while the walks' own time
-//     stays under kWalkShare of the time since the program started (plus a first allowance): three
-//     processes with torch loaded (10 ms a round) are walked together every 4 s or so;
+//   - all processes are walked in a round every 250 ms at most, and only while the walks' own CPU
+//     time stays under kWalkShare of the time since the program started (plus a first allowance):
+//     three processes with torch loaded (10 ms a round) are walked together every 4 s or so;
 //   - a process's maps and descriptors are read when it is first seen, and then only when a name
 //     new in /dev/shm appears: every process's at once, within 250 ms, whatever the allowance (a
 //     segment that outlives the program is then named with its maker); a name no process was seen
@@ -42,8 +42,8 @@ class MemoryWatch {
 
   // Once per supervisor poll, with the processes alive at the last scan: reads what is due.
   void poll(std::int64_t now, const std::set<pid_t>& live);
-  // Nanoseconds spent walking (smaps_rollup, and maps with the fds' targets in a walk) so far, on
-  // the allowance, and walks made; and those spent looking for new /dev/shm names, off it.
+  // CPU nanoseconds spent walking (smaps_rollup, and maps with the fds' targets in a walk) so far,
+  // on the allowance, and walks made; and those spent looking for new /dev/shm names, off it.
   std::int64_t walk_ns() const { return walk_ns_; }
   std::int64_t lookup_ns() const { return lookup_ns_; }
   std::int64_t walks() const { return walks_; }
