@@ -148,12 +148,6 @@ void on_preempt_signal(int) {
   errno = saved_errno;
 }
 
-std::int64_t read_ns(clockid_t clock) {
-  timespec ts{};
-  ::clock_gettime(clock, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // The preempter (chaos_schedule.h says what and why): every 20 to 500 µs (seeded, by priority)
 // it looks, and now and then signals the worker's thread when that has been computing. It charges
 // its own CPU time to the budget, and while the budget has no room it looks only every 2 ms.
@@ -185,10 +179,10 @@ class Preempter {
 
  private:
   void run() {
-    std::int64_t cpu = read_ns(clock_), wall = monotonic_ns();
-    std::int64_t own_cpu = read_ns(CLOCK_THREAD_CPUTIME_ID);
+    std::int64_t cpu = clock_ns(clock_), wall = monotonic_ns();
+    std::int64_t own_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     while (!stop_.load(std::memory_order_acquire)) {
-      const std::int64_t own_now = read_ns(CLOCK_THREAD_CPUTIME_ID);
+      const std::int64_t own_now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
       chaos_->budget->paused_ns.fetch_add(own_now - own_cpu, std::memory_order_relaxed);
       own_cpu = own_now;
       std::int64_t ns = 20'000 + static_cast<std::int64_t>(splitmix64(rng_) % 480'000);
@@ -200,11 +194,11 @@ class Preempter {
       if (phase.burst) ns = std::min<std::int64_t>(phase.ends_in_ns, 2'000'000);  // it sleeps through bursts
       pause_for(ns);
       if (phase.burst) {
-        cpu = read_ns(clock_);
+        cpu = clock_ns(clock_);
         wall = monotonic_ns();
         continue;
       }
-      const std::int64_t cpu_now = read_ns(clock_), wall_now = monotonic_ns();
+      const std::int64_t cpu_now = clock_ns(clock_), wall_now = monotonic_ns();
       // Signalled now and then, not at every look: a worker paused most of the time would seldom
       // overlap the others, and an overlap is what a race needs.
       const double p = std::min(0.95, 2 * site_probability(ChaosSite::kPreempted) * kPriorityWeight[priority]);
@@ -212,7 +206,7 @@ class Preempter {
       if (now && 10 * (cpu_now - cpu) >= wall_now - wall && !stop_.load(std::memory_order_acquire)) {
         ::syscall(SYS_tgkill, pid_, tid_, preempt_signal());
       }
-      cpu = read_ns(clock_);  // after the handler's pause, if it came: that time was not computing
+      cpu = clock_ns(clock_);  // after the handler's pause, if it came: that time was not computing
       wall = monotonic_ns();
     }
   }

@@ -15,6 +15,7 @@
 
 #include "harness/scenario/worker_slot.h"
 #include "harness/proc/memory_probe.h"
+#include "harness/util/text.h"
 
 namespace sharebench {
 
@@ -59,12 +60,6 @@ bool covered_by_shared(const std::vector<Mapping>& maps, std::uintptr_t p, std::
     ++it;
   }
   return true;
-}
-
-void copy_text(char* to, std::size_t size, const std::string& text) {
-  const std::size_t n = std::min(text.size(), size - 1);
-  std::memcpy(to, text.data(), n);
-  to[n] = '\0';
 }
 
 double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }

@@ -112,7 +112,7 @@ Supervision launch_and_supervise(RepetitionState& s, const ProgressSink& progres
   limits.launch_deadline_s = launch_deadline_s(cell.start, cell.procs, usable_cores(), cell.hang_timeout_s);
   // Every 100 ms: often enough for a short cell to have a few samples (a walk of smaps_rollup costs
   // about 3 ms with LibTorch mapped, 3 % of a core). A worker running a command is sampled every 2 s.
-  limits.memory_interval_s = s.info->runs_command() ? 2.0 : 0.1;
+  limits.memory_interval_s = cell.command.empty() ? 0.1 : 2.0;
   return supervise(*group, *s.block, limits,
                    [&] {
                      wait_for = describe_wait_for(*s.block);

@@ -4,10 +4,18 @@
 #include <algorithm>
 
 #include <ctime>
+#include <cstring>
 
 #include <fmt/format.h>
 
 namespace sharebench {
+
+void copy_text(char* to, std::size_t size, std::string_view text) {
+  if (size == 0) return;
+  const std::size_t n = std::min(text.size(), size - 1);
+  std::memcpy(to, text.data(), n);
+  to[n] = '\0';
+}
 
 namespace {
 // Length of the well-formed sequence starting at text[i], or 0 when it is not one.

@@ -1,7 +1,7 @@
 // Text from outside (command-line arguments, file contents) before it reaches a terminal or a
 // JSON file: whether it is valid UTF-8 (nlohmann/json refuses anything else), and a form safe to
 // print, with control bytes (an ANSI escape sequence that would recolour or move the cursor) and
-// invalid bytes shown as \xNN instead of being written raw.
+// invalid bytes shown as \xNN instead of being written raw. And text into a fixed buffer.
 #pragma once
 
 #include <string>
@@ -9,6 +9,10 @@
 #include <vector>
 
 namespace sharebench {
+
+// Copies `text` into a fixed buffer of `size` bytes (a record in shared memory), cut to fit and
+// NUL-terminated. memcpy only: safe in a forked child or an exit handler.
+void copy_text(char* to, std::size_t size, std::string_view text);
 
 // True when `text` is well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
 bool is_valid_utf8(std::string_view text);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "harness/proc/memory_probe.h"
+#include "harness/util/clock.h"
+#include "harness/util/text.h"
 #include "wings/exec/process_tree.h"
 
 namespace sharebench {
@@ -19,15 +21,9 @@ namespace {
 // A process holding this many descriptors has its RLIMIT_NOFILE read again at each look.
 constexpr int kFdsWorthALimitRead = 32;
 
-void copy_text(char* dst, std::size_t size, const std::string& src) { std::snprintf(dst, size, "%s", src.c_str()); }
-
 // This thread's CPU time: what a walk costs a core, not stretched when the thread waits for one on a
 // loaded machine (the allowance would then run out on waiting).
-std::int64_t thread_cpu_ns() {
-  struct timespec t {};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
+std::int64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 }  // namespace
 
 MemoryWatch::MemoryWatch(ExecBlock& b, std::int64_t t0_ns, std::function<TreeProcess*(pid_t)> find)

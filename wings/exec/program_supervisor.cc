@@ -35,6 +35,7 @@
 #include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
 #include "harness/util/parent_death.h"
+#include "harness/util/text.h"
 
 extern char** environ;
 
@@ -63,8 +64,6 @@ bool is_helper_command(const std::string& cmd, std::string* marker) {
   }
   return false;
 }
-
-void copy_text(char* dst, std::size_t size, const std::string& src) { std::snprintf(dst, size, "%s", src.c_str()); }
 
 class Supervisor {
  public:
