@@ -22,7 +22,7 @@ rm -rf "$out" && mkdir -p "$out"
 rows=(
   "tally-few|luck-tally|unlocked|atomic|lost-updates|2|2000|no"
   "tally-many|luck-tally|unlocked|atomic|lost-updates|2|200000|yes"
-  "pair|luck-pair|unlocked-read|locked-read|consistent-snapshots|2|20000|yes"
+  "pair|luck-pair|unlocked-read|locked-read|consistent-snapshots|2|200000|yes"
   "counter|luck-counter|unlocked|locked|lost-updates|3|1000|yes"
   "seqlock|luck-seqlock|no-recheck|recheck|consistent-snapshots|3|200|yes"
   "publish|luck-publish|flag-first|data-first|consistent-snapshots|2|2000|yes"
