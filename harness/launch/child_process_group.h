@@ -54,6 +54,7 @@ class ChildProcessGroup : public WorkerGroup {
     pid_t pid;
     std::vector<int> ranks;
     bool reaped = false;
+    int end_fd = -1;  // readable when the child ends (harness/util/process_end.h); -1 where there is none
   };
   std::vector<WorkerExit> reap(bool block);
   std::vector<Child> children_;

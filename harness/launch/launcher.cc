@@ -12,6 +12,7 @@
 
 #include "harness/launch/child_process_group.h"
 #include "harness/util/parent_death.h"
+#include "harness/util/process_end.h"
 
 namespace sharebench {
 
@@ -38,7 +39,7 @@ ChildProcessGroup::~ChildProcessGroup() {
 }
 
 void ChildProcessGroup::add(pid_t pid, std::vector<int> ranks) {
-  children_.push_back(Child{pid, std::move(ranks), false});
+  children_.push_back(Child{pid, std::move(ranks), false, open_process_end(pid)});
 }
 
 std::vector<pid_t> ChildProcessGroup::pids() const {
@@ -72,6 +73,8 @@ std::vector<WorkerExit> ChildProcessGroup::reap(bool block) {
     } while (r < 0 && errno == EINTR);
     if (r == 0) continue;
     c.reaped = true;
+    if (c.end_fd >= 0) ::close(c.end_fd);
+    c.end_fd = -1;
     for (int rank : c.ranks) {
       WorkerExit e;
       e.rank = rank;
@@ -91,12 +94,23 @@ std::vector<WorkerExit> ChildProcessGroup::reap(bool block) {
   return out;
 }
 
+// Sleeps on the children's pidfds, so an exit is seen at once and the runner does not wake every
+// millisecond beside workers that keep every core busy; polls waitpid() where there are none.
 std::vector<WorkerExit> ChildProcessGroup::wait_exits(std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     auto exits = reap(/*block=*/false);
-    if (!exits.empty() || running() == 0 || std::chrono::steady_clock::now() >= until) return exits;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto now = std::chrono::steady_clock::now();
+    if (!exits.empty() || running() == 0 || now >= until) return exits;
+    std::vector<int> fds;
+    bool every_one = true;
+    for (const Child& c : children_) {
+      if (c.reaped) continue;
+      fds.push_back(c.end_fd);
+      every_one = every_one && c.end_fd >= 0;
+    }
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+    if (!every_one || !wait_for_an_end(fds, left)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 

@@ -5,9 +5,7 @@
 #include "harness/util/find_executable.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -35,6 +33,7 @@
 #include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
 #include "harness/util/parent_death.h"
+#include "harness/util/process_end.h"
 #include "harness/util/text.h"
 
 extern char** environ;
@@ -82,7 +81,7 @@ class Supervisor {
     }
     program_ = start();
     b_.program_pid.store(program_);
-    program_fd_ = open_pidfd(program_);
+    program_fd_ = open_process_end(program_);
     ctx_.beat(0);
     memory_.emplace(b_, t0_ns_, [this](pid_t pid) { return find(pid); });
     std::int64_t next_scan = 0, ended_ns = 0;
@@ -202,22 +201,9 @@ class Supervisor {
   // kPoll, or less when the program ends meanwhile: its end is seen (and program_s taken) at once,
   // not up to a poll later.
   void wait_a_poll() {
-    if (program_fd_ < 0 || b_.program_ended.load()) {
+    if (program_fd_ < 0 || b_.program_ended.load() || !wait_for_an_end({program_fd_}, kPoll)) {
       std::this_thread::sleep_for(kPoll);
-      return;
     }
-    struct pollfd end{program_fd_, POLLIN, 0};
-    if (::poll(&end, 1, static_cast<int>(kPoll.count())) < 0 && errno != EINTR) std::this_thread::sleep_for(kPoll);
-  }
-
-  // A descriptor that becomes readable when the process ends (Linux 5.3); -1 where there is none.
-  static int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-    (void)pid;
-    return -1;
-#endif
   }
 
   // --- the guard --------------------------------------------------------------------------------
