@@ -28,6 +28,7 @@
 
 #include "wings/exec/memory_watch.h"
 #include "wings/exec/process_tree.h"
+#include "wings/exec/program_launch.h"
 #include "wings/exec/progress_channel.h"
 #include "harness/faults/nemesis.h"
 #include "harness/scenario/scenario_option.h"
@@ -149,48 +150,10 @@ class Supervisor {
     env.push_back(fmt::format("SHAREBENCH_STACK_SIGNAL={}", python_stack_signal()));
     if (!forced_start_method(cell_).empty()) env.push_back(fmt::format("SHAREBENCH_MP_START={}", forced_start_method(cell_)));
     if (option_text(cell_, "sharing-checks") == "on") env.push_back(fmt::format("SHAREBENCH_EVENTS={}", b_.events_path));
-    std::vector<char*> argv, envp;
-    for (const std::string& a : cell_.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    const char* workdir = cell_.workdir.empty() ? nullptr : cell_.workdir.c_str();
-
-    int report[2];
-    if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
     const pid_t parent = ::getpid();
     t0_ns_ = monotonic_ns();  // the program's start: program_s and every time since it count from here
     b_.t0_ns = t0_ns_;
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-    if (pid == 0) {
-      // Async-signal-safe calls only, up to execve.
-      die_with_parent(parent, SIGKILL, 127);
-      ::setpgid(0, 0);  // its own process group, as a shell gives a job: --duration's SIGINT goes to the group
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
-      int stage = 0;
-      if (workdir && ::chdir(workdir) != 0) stage = 1;
-      const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // not left open in the program
-      if (null >= 0) ::dup2(null, STDIN_FILENO);
-      ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the program's output, both streams, in the cell's stderr tail
-      if (stage == 0) ::execve(path.c_str(), argv.data(), envp.data());
-      const int err[2] = {stage, errno};
-      if (::write(report[1], err, sizeof err) < 0) {}
-      ::_exit(127);
-    }
-    ::close(report[1]);
-    int err[2] = {0, 0};
-    ssize_t n;
-    do n = ::read(report[0], err, sizeof err); while (n < 0 && errno == EINTR);
-    ::close(report[0]);
-    if (n == static_cast<ssize_t>(sizeof err)) {
-      ::waitpid(pid, nullptr, 0);
-      throw std::runtime_error(err[0] == 1 ? fmt::format("cannot enter {}: {}", cell_.workdir, std::strerror(err[1]))
-                                           : fmt::format("cannot run {}: {}", path, std::strerror(err[1])));
-    }
+    const pid_t pid = launch_program(ProgramLaunch{path, cell_.command, std::move(env), cell_.workdir});
     TreeProcess& p = add(pid, parent, 0, 0);
     copy_text(p.command, sizeof p.command, read_cmdline(pid));
     if (auto s = read_proc_stat(pid)) strangers_.before_ticks = s->start_ticks;
