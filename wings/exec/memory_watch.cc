@@ -32,9 +32,9 @@ MemoryWatch::MemoryWatch(ExecBlock& b, std::int64_t t0_ns, std::function<TreePro
 }
 
 void MemoryWatch::poll(std::int64_t now, const std::set<pid_t>& live) {
-  for (const pid_t pid : live) {  // a process seen for the first time is measured at once
+  for (const pid_t pid : live) {  // a process seen for the first time is measured at once: it may not live to a round
     TreeProcess* p = find_(pid);
-    if (p && !walked_[p].ever) walk(now, pid, *p, /*shm=*/true, nullptr);
+    if (p && !walked_[p].ever) walk(now, pid, *p, /*shm=*/false, nullptr);
   }
   if (now < next_cheap_) return;
   next_cheap_ = now + kEveryNs;
@@ -45,7 +45,14 @@ void MemoryWatch::poll(std::int64_t now, const std::set<pid_t>& live) {
     double pss_sum = 0;
     const bool shm = news || !unfound_shm_.empty();  // a name made before it was mapped is looked for again
     for (const pid_t pid : live) {
-      if (TreeProcess* p = find_(pid)) walk(now, pid, *p, shm, &pss_sum);
+      TreeProcess* p = find_(pid);
+      if (!p) continue;
+      const Walked& w = walked_[p];
+      if (w.ever && now - w.at_ns < kEveryNs && !shm) {  // walked since the last round (it grew, or was new)
+        pss_sum += w.pss_mb;
+        continue;
+      }
+      walk(now, pid, *p, shm, &pss_sum);
     }
     b_.pss_mb_total_peak = std::max(b_.pss_mb_total_peak, pss_sum);
   } else if (news) {  // off the allowance: a leaked segment's maker is named whatever the walks cost
@@ -90,8 +97,10 @@ bool MemoryWatch::walk(std::int64_t now, pid_t pid, TreeProcess& p, bool shm, do
   Walked& w = walked_[&p];
   w.ever = true;
   const auto m = sample_memory(pid);
+  w.at_ns = now;
   if (m) {
     w.resident_mb = m->rss_mb;
+    w.pss_mb = m->pss_mb;
     p.rss_mb_peak = std::max(p.rss_mb_peak, m->rss_mb);
     p.pss_mb_peak = std::max(p.pss_mb_peak, m->pss_mb);
     p.uss_mb_peak = std::max(p.uss_mb_peak, m->uss_mb);

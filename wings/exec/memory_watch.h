@@ -4,15 +4,17 @@
 // page tables, maps its mappings, both under its memory-map lock, and with torch loaded they cost
 // milliseconds (3.2 ms and 1.7 ms on the 2-core VM). Read every 250 ms for each process, they took
 // about 8 % of a core beside a two-worker trainer that needed both cores, so they are paced:
-//   - a process is walked when first seen, and again when its resident size (statm, a counter read
-//     in 11 µs, every 250 ms) has grown by kGrowthWorthAWalk since its last walk: a peak is caught;
+//   - a process is walked when first seen (a forked worker may live 50 ms: that walk is its only
+//     figure), and again when its resident size (statm, a counter read in 11 µs, every 250 ms) has
+//     grown by kGrowthWorthAWalk since its last walk: a peak is caught;
 //   - all processes are walked in a round every 250 ms at most, and only while the walks' own CPU
 //     time stays under kWalkShare of the time since the program started (plus a first allowance):
-//     three processes with torch loaded (10 ms a round) are walked together every 4 s or so;
-//   - a process's maps and descriptors are read when it is first seen, and then only when a name
-//     new in /dev/shm appears: every process's at once, within 250 ms, whatever the allowance (a
-//     segment that outlives the program is then named with its maker); a name no process was seen
-//     holding is looked for again with each round.
+//     three processes with torch loaded (10 ms a round) are walked together every 4 s or so; a
+//     process walked since the last round (it grew, or was new) is not walked again in it;
+//   - a process's maps and descriptors are read only when a name new in /dev/shm appears: every
+//     process's at once, within 250 ms, whatever the allowance (a segment that outlives the program
+//     is then named with its maker); a name no process was seen holding is looked for again with
+//     each round.
 // Descriptors (a readdir of /proc/PID/fd) and the resident size are read every 250 ms regardless.
 // What exec costs beside a plain run, measured: docs/exec.md ("What the hooks cost").
 #pragma once
@@ -50,7 +52,8 @@ class MemoryWatch {
 
  private:
   struct Walked {
-    double resident_mb = 0;  // at its last walk
+    double resident_mb = 0, pss_mb = 0;  // at its last walk
+    std::int64_t at_ns = 0;              // when that was
     bool ever = false;
   };
   void cheap_reads(std::int64_t now, const std::set<pid_t>& live);
