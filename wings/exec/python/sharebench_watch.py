@@ -33,10 +33,11 @@ ended, so the runner sees which advanced where. Gradients are judged against bac
 sampled step, the next backward() walks its graph to the leaves and reads whether the gradient
 that step applied is still there, uncleared, to be added to (a running sum).
 
-Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps and every
-64th after, of a received module's parameters when a child begins and ends, one walk of the
-autograd graph after each sampled step; nothing per tensor op. Any other step() only counts, and
-any other backward() only checks a flag.
+Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps, every 64th
+up to step 1024 and every 1024th after, of a received module's parameters when a child begins and
+ends, one walk of the autograd graph after each sampled step; a forked child's maps at its start
+and pagemap at its end; nothing per tensor op. Any other step() only counts, and any other
+backward() only checks a flag.
 """
 import json
 import os
