@@ -90,6 +90,22 @@ expect busy 0 --hang-timeout 1 -- "$py" -c "import time; t = time.time()
 while time.time() - t < 2.5: pass"
 expect shell_beats 0 --hang-timeout 2 -- sh -c 'for i in 1 2 3 4 5; do echo "$$ $i" >> "$SHAREBENCH_PROGRESS"; sleep 0.2; done'
 judge shell_beats 'cells[0]["repetitions"][0]["metrics"]["steps_total"] == 5'
+# --- How the program is started (vfork, wings/exec/program_launch.h): in a process group of its own,
+# stdin on /dev/null, no signal blocked or ignored that a program expects to have; and an execve
+# that fails in the child (an interpreter that is not there) is said, not mistaken for the program.
+# The masks are read by grep of its own, exec'd by the shell: a shell waiting for a child may block
+# every signal for a moment (dash does), and reading its status then would see that.
+expect started 0 -- sh -c 'set -- $(cat /proc/$$/stat); echo "pid=$1 pgrp=$5" > started.txt
+echo "stdin=$(readlink /proc/$$/fd/0)" >> started.txt; exec grep -E "^Sig(Blk|Ign):" /proc/self/status >> started.txt'
+grep -qE "^pid=([0-9]+) pgrp=\1$" started.txt || fail "the program is not its own process group's leader: $(cat started.txt)"
+grep -q "^SigBlk:[[:space:]]*0*$" started.txt || fail "the program started with signals blocked: $(cat started.txt)"
+ignored=$(sed -n 's/^SigIgn:[[:space:]]*//p' started.txt)
+# SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGCHLD: bits 0, 1, 2, 12, 14, 16 of the mask.
+(( (16#${ignored:-0} & 0x15007) == 0 )) || fail "the program started with HUP/INT/QUIT/PIPE/TERM/CHLD ignored: $ignored"
+grep -q "^stdin=/dev/null$" started.txt || fail "the program's stdin is not /dev/null: $(cat started.txt)"
+printf '#!/nonexistent/interpreter\n' >"$out/no_interpreter.sh" && chmod +x "$out/no_interpreter.sh"
+expect no_interpreter 1 -- "$out/no_interpreter.sh"
+judge no_interpreter 'cells[0]["repetitions"][0]["status"] == "worker-failed" and "cannot run " in cells[0]["repetitions"][0]["status_message"] and "No such file or directory" in cells[0]["repetitions"][0]["status_message"]'
 # The C header: the same channel.
 cat >"$out/beat.c" <<'C'
 #include <sharebench/progress.h>
