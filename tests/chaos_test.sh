@@ -13,12 +13,22 @@
 #     each worker's last perturbations; the HTML report shows them beside the caught bug's evidence;
 #   - the cell's reproduce command carries --chaos SEED, so `repro` replays the same plan;
 #   - a run without --chaos records no chaos at all.
-# usage: chaos_test.sh BUILD_DIR SOURCE_DIR OUTDIR [REPETITIONS]
+#
+# The one-instruction windows (luck-tally, luck-pair) are caught only while both workers run at the
+# same moment, which a shared machine does not promise: a neighbour filling the cores, or a VM whose
+# two vCPUs are not co-scheduled, leaves them uncaught now and then (CI, 27 Nov: luck-tally missed in
+# 3 of 3 repetitions under fork and thread on an idle 2-vCPU VM). MODE `measure` (the default
+# suite) reports their catch rate and asserts everything else about them (chaos recorded, the check
+# declared must-fail and exercised, no other check failing); `assert` (the slow suite, docs/chaos.md's
+# figure, meant for dedicated cores) requires the catch in every repetition.
+# usage: chaos_test.sh BUILD_DIR SOURCE_DIR OUTDIR [REPETITIONS] [assert|measure]
 set -uo pipefail
 build=$1
 src=$2
 out=$3
 reps=${4:-10}
+mode=${5:-assert}
+case "$mode" in assert|measure) ;; *) echo "chaos_test.sh: MODE is assert or measure, not '$mode'" >&2; exit 2 ;; esac
 rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -66,19 +76,22 @@ grep -q "the perturbations before it" "$out/chaos/report.html" 2>/dev/null ||
 "$bench" run --scenario luck-counter/locked --start fork --procs 2 --steps 50 --out "$out/calm" --format none \
   >"$out/calm.log" 2>&1 || fail "a run without --chaos failed"
 
-python3 - "$reps" "$out/chaos/results.json" "$out/calm/results.json" "$out/chaos-counter/results.json" \
+python3 - "$reps" "$mode" "$out/chaos/results.json" "$out/calm/results.json" "$out/chaos-counter/results.json" \
   "$out/chaos-tally/results.json" "$out/chaos-pair/results.json" "$out/chaos-publish/results.json" <<'PY' || status=1
 import json, sys
-reps = int(sys.argv[1])
-chaos = json.load(open(sys.argv[2]))
-calm = json.load(open(sys.argv[3]))
-for extra in sys.argv[4:]:
+reps, mode = int(sys.argv[1]), sys.argv[2]
+chaos = json.load(open(sys.argv[3]))
+calm = json.load(open(sys.argv[4]))
+for extra in sys.argv[5:]:
     chaos["cells"] += json.load(open(extra))["cells"]
 problems = []
 must = {"luck-ring/ring": "lock-order", "luck-counter/unlocked": "lost-updates",
         "luck-reinit/reinit": "lock-init", "luck-seqlock/no-recheck": "consistent-snapshots",
         "luck-tally/unlocked": "lost-updates", "luck-pair/unlocked-read": "consistent-snapshots",
         "luck-publish/flag-first": "consistent-snapshots"}
+# Caught only while both workers run at once: a rate under `measure`, every repetition under `assert`.
+co_scheduled = {"luck-tally/unlocked", "luck-pair/unlocked-read"} if mode == "measure" else set()
+rates = {}  # name -> [caught, repetitions]
 seen = set()
 for cell in chaos["cells"]:
     c = cell["config"]
@@ -100,9 +113,21 @@ for cell in chaos["cells"]:
         if name in must:
             seen.add((name, c["start"]))
             k = checks.get(must[name])
-            if not k or k["verdict"] != "fail": problems.append(f"{cell['id']} repetition {r['index']}: {must[name]} did not fail")
+            if name in co_scheduled:
+                rate = rates.setdefault(name, [0, 0])
+                rate[0] += bool(k and k["verdict"] == "fail")
+                rate[1] += 1
+                if not k or k["verdict"] not in ("fail", "pass"):
+                    problems.append(f"{cell['id']} repetition {r['index']}: {must[name]} not judged: {k}")
+                elif not k.get("exposure", {}).get("count", 0) > 0:
+                    problems.append(f"{cell['id']} repetition {r['index']}: {must[name]} not exercised: {k}")
+                others = [x["name"] for x in r["checks"] if x["verdict"] == "fail" and x["name"] != must[name]]
+                if others: problems.append(f"{cell['id']} repetition {r['index']}: other checks failed: {others}")
+            elif not k or k["verdict"] != "fail": problems.append(f"{cell['id']} repetition {r['index']}: {must[name]} did not fail")
     want = "bug-caught" if name in must else "ok"
-    if cell["outcome"]["kind"] != want: problems.append(f"{cell['id']}: {cell['outcome']['summary']}, want {want}")
+    if name in co_scheduled:
+        pass  # a repetition that missed makes the cell's outcome say so; the rate below is the figure
+    elif cell["outcome"]["kind"] != want: problems.append(f"{cell['id']}: {cell['outcome']['summary']}, want {want}")
 for name in must:
     for start in ("fork", "spawn", "forkserver", "thread"):
         if (name, start) not in seen: problems.append(f"{name} never ran under {start}")
@@ -115,8 +140,10 @@ for cell in calm["cells"]:
         problems.append(f"{cell['id']}: chaos recorded without --chaos")
     if any(w.get("chaos_recent") for r in cell["repetitions"] for w in r["workers"]):
         problems.append(f"{cell['id']}: perturbations recorded without --chaos")
+for name, (caught, total) in sorted(rates.items()):
+    print(f"measured: {name} caught by {must[name]} in {caught} of {total} repetitions (needs two cores at once)")
 for p in problems: print("FAIL:", p)
-print(f"chaos: {len(seen)} luck-dependent bug cells caught in all {reps} repetitions, {pre:.0f} preemptions, "
+print(f"chaos: {len(seen) - sum(1 for n, _ in seen if n in co_scheduled)} luck-dependent bug cells caught in all {reps} repetitions, {pre:.0f} preemptions, "
       f"{len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
 PY

@@ -1,12 +1,17 @@
 // The sharebench binary end to end: a real run and its results file, the exit codes, bad input
 // answered with one line and exit 2, and SIGINT leaving partial results marked interrupted.
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -306,7 +311,43 @@ TEST(Cli, RunDirectoryIsNotWorldWritableAndDebrisIsRemoved) {
 
 // A runner killed by SIGKILL cannot clean up: the next run reclaims what it left (its named
 // segments and private directory), says so, and touches nothing of a live process.
+// Gives this test process (and the runs it starts) a /dev/shm and a $TMPDIR of their own, in a
+// mount namespace of their own (as root, or in a user namespace mapping this user to itself), so
+// that no other sharebench run on the machine sweeps what a dead run of this test left before this
+// test's own next run does. Returns "" when isolated, else why not.
+std::string isolate_from_other_runs() {
+  const uid_t uid = getuid();
+  const gid_t gid = getgid();
+  if (unshare(CLONE_NEWNS) != 0) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return fmt::format("unshare: {}", std::strerror(errno));
+    auto write = [](const char* path, const std::string& text) {
+      const int fd = open(path, O_WRONLY | O_CLOEXEC);
+      const bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      if (fd >= 0) close(fd);
+      return ok;
+    };
+    write("/proc/self/setgroups", "deny");
+    if (!write("/proc/self/uid_map", fmt::format("{} {} 1", uid, uid)) ||
+        !write("/proc/self/gid_map", fmt::format("{} {} 1", gid, gid))) {
+      return "cannot map this user into a user namespace";
+    }
+  }
+  if (mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fmt::format("mount --make-rprivate /: {}", std::strerror(errno));
+  if (mount("sharebench-test", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+    return fmt::format("mount tmpfs /dev/shm: {}", std::strerror(errno));
+  }
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("sbcli-{}-own-tmp", getpid());
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  setenv("TMPDIR", tmp.c_str(), 1);
+  return "";
+}
+
 TEST(Cli, NextRunSweepsWhatAKilledRunnerLeft) {
+  // Another sharebench run on the machine (CI's other tests, a user's runs) starts with the same
+  // sweep, and could reclaim the dead run's leftovers before this test's run does.
+  const std::string isolated = isolate_from_other_runs();
+  if (!isolated.empty()) std::fprintf(stderr, "not isolated from other runs (%s): runs beside this test may sweep first\n", isolated.c_str());
   const std::string out = temp_dir("sigkill");
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);

@@ -46,6 +46,7 @@
 extern const char* const kExecSitecustomizeSource;
 extern const char* const kExecProgressModuleSource;
 extern const char* const kExecWatchModuleSource;
+extern const char* const kExecSharedStateModuleSource;
 
 namespace sharebench {
 
@@ -101,6 +102,7 @@ class ExecScenario : public Scenario {
     write_text(dir + "/python/sitecustomize.py", kExecSitecustomizeSource);
     write_text(dir + "/python/sharebench_progress.py", kExecProgressModuleSource);
     write_text(dir + "/python/sharebench_watch.py", kExecWatchModuleSource);
+    write_text(dir + "/python/sharebench_shared_state.py", kExecSharedStateModuleSource);
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());

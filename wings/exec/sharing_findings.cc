@@ -2,6 +2,7 @@
 // process table's missing rows. Each rule reads only the events (and the table) it names.
 #include "wings/exec/sharing_findings.h"
 #include "wings/exec/exec_check_ids.h"
+#include "wings/exec/checks/exec_checks.h"
 #include "harness/util/bounded_json.h"
 
 #include <algorithm>
@@ -940,7 +941,8 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
   SharingFindings f;
   if (const auto spoken = foreign_protocol(events)) {
     for (const CheckId id : {checks::kForkSafety, checks::kUpdatesShared, checks::kOptimizerStateShared,
-                             checks::kGradsDelivered, checks::kCopyOnRead, checks::kDeathsNoticed, checks::kModelLearned}) {
+                             checks::kGradsDelivered, checks::kCopyOnRead, checks::kDeathsNoticed, checks::kModelLearned,
+                             checks::kLostUpdates, checks::kConsistentSnapshots, checks::kMutualExclusion}) {
       f.checks.push_back(Check{id, Verdict::kUnknown, std::nullopt,
                                fmt::format("the program's Python hooks wrote events of protocol {}, and this runner reads "
                                            "protocol {}: a sharebench_watch.py of another version was imported (check "
@@ -957,7 +959,10 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
     judge_gradients(events, f);
     judge_copy_on_read(events, f);
   }
-  if (!events.empty()) judge_deaths(events, processes, machine, f);  // the hooks ran: they saw exit codes read
+  if (!events.empty()) {  // the hooks ran: they saw exit codes read, and what was done to shared state
+    judge_deaths(events, processes, machine, f);
+    exec_checks::judge_all(events, f);
+  }
   judge_headroom(events, processes, machine, f);
   // The cell is labelled with the forced start method; a child started some other way (an
   // explicit context: mp.get_context("spawn"), torch.multiprocessing.spawn) says the label is not

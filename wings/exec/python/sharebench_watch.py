@@ -44,6 +44,8 @@ import os
 import sys
 import time
 
+import sharebench_shared_state as _shared_state
+
 PROTOCOL = 1  # events_schema.json's "version"; the runner's kExecEventsProtocol
 _path = os.environ.get("SHAREBENCH_EVENTS")
 _fd = None
@@ -502,6 +504,9 @@ def _wrap_step(cls):
         use = _optimizers.get(id(self))
         # The common step, neither sampled nor awaited by the running-sum probe, only counts: a
         # Hogwild worker's step takes a few hundred microseconds, and the hooks' share stays small.
+        if _shared_state._held_count:  # a lock held around it: a write to shared memory under that lock
+            _guarded("optimizer step", _shared_state.note_optimizer_step,
+                     [p for g in self.param_groups for p in g["params"][:1]])
         if use is not None and use.opt is self and not use.expect and not _sampled(use.steps):
             use.steps += 1
             result = step(self, *args, **kwargs)
@@ -696,6 +701,7 @@ def _after_fork_in_child():
     _state_dict_taken.clear()
     _handed.clear()
     _handed_models.clear()
+    _guarded("fork", _shared_state.after_fork_in_child)
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
 
 
@@ -775,6 +781,8 @@ def _stepped_param_ids():
 
 def _end_report(code):
     report = {"code": code, "error": _error, "intra_op": _intra_op_threads(), "role": _role}
+    if _shared_state.has_anything():
+        report["shared_state"] = _shared_state.report()
     if _inherited:
         report["inherited_private_kb"], report["inherited_resident_kb"] = _inherited_private_kb()
     if "torch" in sys.modules:
@@ -1027,6 +1035,7 @@ def _excepthook(previous):
 def install():
     import atexit
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
+    _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])

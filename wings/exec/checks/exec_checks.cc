@@ -1,0 +1,21 @@
+// exec_checks: the table of exec's one-file checks.
+#include "wings/exec/checks/exec_checks.h"
+
+namespace sharebench::exec_checks {
+
+const std::vector<ExecCheck>& registered() {
+  static const std::vector<ExecCheck> table = {
+      {checks::kLostUpdates, judge_lost_updates},
+      {checks::kConsistentSnapshots, judge_consistent_snapshots},
+      {checks::kMutualExclusion, judge_mutual_exclusion},
+  };
+  return table;
+}
+
+void judge_all(const std::vector<nlohmann::json>& events, SharingFindings& findings) {
+  const SharedStateView view = shared_state_view(events);
+  const ExecCheckInput in{events, view};
+  for (const ExecCheck& check : registered()) check.judge(in, findings);
+}
+
+}  // namespace sharebench::exec_checks
