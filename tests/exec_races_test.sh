@@ -31,7 +31,8 @@ exercised() {  # exercised CHECK...: each passed with a non-zero exposure everyw
 # --- Seed 000's Example 2: a module-level threading.Lock around optimizer.step() in four processes. --
 expect seed000 1 $all -- "$py" "$progs/seed000_threading_lock.py"
 judge seed000 "$(caught mutual-exclusion "threading.Lock made at" seed000_threading_lock.py)"
-judge seed000 "$(caught mutual-exclusion "around optimizer.step() on the same shared memory in 4 processes" train_step)"
+judge seed000 "$(caught mutual-exclusion "around optimizer.step() on the same shared memory in 4 processes" seed000_threading_lock.py)"
+judge seed000 "$(caught mutual-exclusion "seed000_threading_lock.py:24 in train_step" seed000_threading_lock.py)"
 judge seed000 "$(caught mutual-exclusion "Fix: make one multiprocessing.Lock" seed000_threading_lock.py)"
 expect seed000_fixed 0 $all -- "$py" "$progs/seed000_threading_lock.py" --fixed
 judge seed000_fixed "$clean"
@@ -41,7 +42,7 @@ judge seed000_fixed "$(exercised mutual-exclusion)"
 expect seed004 1 $all -- "$py" "$progs/seed004_array_torn.py"
 judge seed004 "$(caught consistent-snapshots "changed while it was being read element by element" seed004_array_torn.py)"
 judge seed004 "$(caught consistent-snapshots "in <genexpr>; " seed004_array_torn.py)"  # a reader's line
-judge seed004 "$(caught consistent-snapshots "written by pid" "seed004_array_torn.py:45 in <module>")"  # the writer's
+judge seed004 "$(caught consistent-snapshots "seed004_array_torn.py:45 in <module>. Each element" seed004_array_torn.py)"  # the writer's
 judge seed004 "$(caught consistent-snapshots "snapshot = arr[:]" seed004_array_torn.py)"
 expect seed004_fixed 0 $all -- "$py" "$progs/seed004_array_torn.py" --fixed
 judge seed004_fixed "$clean"
@@ -50,7 +51,8 @@ judge seed004_fixed "$(exercised consistent-snapshots)"
 # --- The A3C frame counter, `counter.value += 1` without the lock the launcher made. -----------------
 expect a3c_counter 1 $all -- "$py" "$progs/a3c_counter_unlocked.py"
 judge a3c_counter "$(caught lost-updates "Value(\x27i\x27) made at" a3c_counter_unlocked.py)"
-judge a3c_counter "$(caught lost-updates "by 2 processes with no lock they share" "a3c_counter_unlocked.py:47 in train")"
+judge a3c_counter "$(caught lost-updates "by 2 processes with no lock they share" a3c_counter_unlocked.py)"
+judge a3c_counter "$(caught lost-updates "a3c_counter_unlocked.py:47 in train; pid" a3c_counter_unlocked.py)"
 judge a3c_counter "$(caught lost-updates "increment(s) made" a3c_counter_unlocked.py)"
 judge a3c_counter "$(caught lost-updates "counter.get_lock()" a3c_counter_unlocked.py)"
 judge a3c_counter 'all(check(c, "lost-updates", r)["exposure"]["count"] >= 6000 for c in cells for r in reps)'
@@ -61,7 +63,8 @@ judge a3c_counter_fixed "$(exercised lost-updates mutual-exclusion)"
 # --- A global step in a one-element shared tensor, `global_step += 1` beside Hogwild's step; the twin
 # holds a Manager's lock (one lock in the manager's process, a proxy in each worker). ---------------
 expect global_step 1 $all -- "$py" "$progs/global_step_tensor.py"
-judge global_step "$(caught lost-updates "shared tensor of 1 element(s)" "global_step_tensor.py:34 in train")"
+judge global_step "$(caught lost-updates "shared tensor of 1 element(s)" global_step_tensor.py)"
+judge global_step "$(caught lost-updates "global_step_tensor.py:34 in train; pid" global_step_tensor.py)"
 judge global_step 'all(verdict(c, "mutual-exclusion", r) != "fail" and verdict(c, "grads-delivered", r) == "pass" for c in cells for r in reps)'
 expect global_step_fixed 0 $all -- "$py" "$progs/global_step_tensor.py" --fixed
 judge global_step_fixed "$clean"

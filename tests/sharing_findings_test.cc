@@ -426,5 +426,130 @@ TEST(SharingFindings, EventsOfAnotherProtocolAreNotJudged) {
   EXPECT_EQ(find_check(judge_with_torch(current, {}, SharingContext{}), "grads-delivered")->verdict, Verdict::kFail);
 }
 
+
+// --- races on shared state (wings/exec/checks/) ----------------------------------------------------
+namespace races {
+
+json start(int pid, double t) { return {{"event", "start"}, {"protocol", kExecEventsProtocol}, {"pid", pid}, {"ppid", 1}, {"t", t}, {"forked", true}}; }
+
+json state(int pid, double t, json places, json holds = json::array()) {
+  return {{"event", "shared-state"}, {"pid", pid}, {"t", t}, {"places", std::move(places)}, {"holds", std::move(holds)}};
+}
+
+// A counter at key K incremented `n` times by pid, from t0 to t1, under `guards`, ending at `value`.
+json counter(double t0, double t1, int n, json guards, double value, double first_value = 0) {
+  return {{"key", "K"}, {"what", "Value('i')"}, {"made", nullptr}, {"rmw", n}, {"unguarded", guards.empty() ? n : 0},
+          {"guards", std::move(guards)}, {"delta", n}, {"first", {t0, first_value}}, {"last_t", t1}, {"plain_after", 0},
+          {"sites", {"train.py:30 in train"}}, {"value", value}};
+}
+
+json end(int pid, double t) { return {{"event", "end"}, {"pid", pid}, {"t", t}, {"code", 0}, {"error", nullptr}}; }
+
+TEST(ExecRaces, TwoWorkersCountingWithoutACommonLockLoseUpdatesAndSaySoWithBothLines) {
+  const std::vector<json> events = {start(11, 0), start(12, 0.1), state(11, 2, json::array({counter(1, 1.9, 100, json::array(), 170)})),
+                                    state(12, 2.1, json::array({counter(1.1, 2.0, 100, json::array(), 180)})), end(11, 2.05), end(12, 2.2)};
+  const SharingFindings f = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(f, "lost-updates");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("pid 11 at train.py:30 in train; pid 12 at train.py:30 in train"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("200 increment(s) made, 180 landed: 20 lost"), std::string::npos) << c->message;
+  EXPECT_EQ(c->exposure->count, 200);
+}
+
+TEST(ExecRaces, OneSharedLockHeldByEveryWriterIsClean) {
+  const json lock = json::array({"0:5:77+0"});
+  const std::vector<json> events = {start(11, 0), start(12, 0.1), state(11, 2, json::array({counter(1, 1.9, 100, lock, 200)})),
+                                    state(12, 2.1, json::array({counter(1.1, 2.0, 100, lock, 200)}))};
+  const SharingFindings found_c = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(found_c, "lost-updates");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
+  EXPECT_EQ(c->exposure->count, 200);
+}
+
+TEST(ExecRaces, AParentCountingAfterItJoinedItsWorkerRacesWithNoOne) {
+  std::vector<json> events = {start(10, 0), start(11, 0.1), state(11, 2, json::array({counter(1, 1.9, 100, json::array(), 100)})),
+                              end(11, 2.0)};
+  events.push_back({{"event", "reaped"}, {"pid", 10}, {"t", 2.1}, {"child", 11}, {"code", 0}});
+  events.push_back(state(10, 3, json::array({counter(2.5, 2.6, 5, json::array(), 105, 100)})));
+  const SharingFindings found_c = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(found_c, "lost-updates");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
+  // The same parent counting before it learnt of the worker's end, while it ran: a race.
+  events[4]["t"] = 2.7;
+  const SharingFindings found_racing = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* racing = find_check(found_racing, "lost-updates");
+  EXPECT_EQ(racing->verdict, Verdict::kFail) << racing->message;
+}
+
+TEST(ExecRaces, TwoSpawnedWorkersWhoseLoopsDidNotOverlapThisRunStillRace) {
+  // The second worker started counting after the first had ended: luck, not an order the program made.
+  const std::vector<json> events = {start(11, 0), start(12, 0.1), state(11, 1, json::array({counter(0.5, 0.9, 100, json::array(), 100)})),
+                                    end(11, 1.0), state(12, 2, json::array({counter(1.5, 1.9, 100, json::array(), 200, 100)})),
+                                    end(12, 2.1)};
+  const SharingFindings found_c = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(found_c, "lost-updates");
+  EXPECT_EQ(c->verdict, Verdict::kFail) << c->message;
+  EXPECT_NE(c->message.find("all landed this run"), std::string::npos) << c->message;
+}
+
+json hold(const std::string& lock, bool shared) {
+  return {{"lock", lock}, {"site", "train.py:5 in <module>"}, {"kind", shared ? "multiprocessing.Lock" : "threading.Lock"},
+          {"shared", shared}, {"place", "P"}, {"what", "optimizer.step()"}, {"count", 3}, {"first_t", 1.0},
+          {"where", "train.py:14 in train_step"}};
+}
+
+TEST(ExecRaces, AThreadingLockHeldAroundSharedStepsInTwoProcessesExcludesNoOne) {
+  const std::vector<json> events = {start(11, 0), start(12, 0), state(11, 1, json::array(), json::array({hold("private:11:a", false)})),
+                                    state(12, 1, json::array(), json::array({hold("private:12:a", false)}))};
+  const SharingFindings found_c = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(found_c, "mutual-exclusion");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("threading.Lock made at train.py:5 in <module>"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("pid 11 at train.py:14 in train_step; pid 12 at train.py:14 in train_step"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("never shared between processes"), std::string::npos) << c->message;
+  // One semaphore (the same page in both processes): clean, and exercised.
+  const std::vector<json> shared = {start(11, 0), start(12, 0), state(11, 1, json::array(), json::array({hold("0:5:9+0", true)})),
+                                    state(12, 1, json::array(), json::array({hold("0:5:9+0", true)}))};
+  const SharingFindings found_ok = sharebench::judge_sharing(shared, {}, SharingContext{});
+  const Check* ok = find_check(found_ok, "mutual-exclusion");
+  EXPECT_EQ(ok->verdict, Verdict::kPass) << ok->message;
+  EXPECT_EQ(ok->exposure->count, 6);
+}
+
+TEST(ExecRaces, AnArrayThatChangedDuringAnElementByElementReadIsATornRead) {
+  json read = {{"key", "A[]"}, {"what", "Array('c_int', 10)"}, {"made", "prog.py:33 in <module>"}, {"passes", 5}, {"torn", 2},
+               {"reader_sites", {"prog.py:19 in <genexpr>"}}};
+  json write = {{"key", "A[]"}, {"what", "Array('c_int', 10)"}, {"made", nullptr}, {"writes", 900}, {"writer_sites", {"prog.py:45 in <module>"}}};
+  const std::vector<json> events = {start(10, 0), start(11, 0), state(10, 1, json::array({write})), state(11, 1, json::array({read}))};
+  const SharingFindings found_c = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(found_c, "consistent-snapshots");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("made at prog.py:33 in <module> changed while it was being read element by element, in 2 of 5 reads"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("written by pid 10 at prog.py:45 in <module>"), std::string::npos) << c->message;
+  read["torn"] = 0;
+  const std::vector<json> clean = {start(10, 0), start(11, 0), state(10, 1, json::array({write})), state(11, 1, json::array({read}))};
+  const SharingFindings found_ok = sharebench::judge_sharing(clean, {}, SharingContext{});
+  const Check* ok = find_check(found_ok, "consistent-snapshots");
+  EXPECT_EQ(ok->verdict, Verdict::kPass) << ok->message;
+  EXPECT_EQ(ok->exposure->count, 5);
+}
+
+TEST(ExecRaces, AProgramThatSharedNothingLeavesEveryRaceCheckUnexercised) {
+  const SharingFindings f = sharebench::judge_sharing({start(10, 0), end(10, 1)}, {}, SharingContext{});
+  for (const char* name : {"lost-updates", "consistent-snapshots", "mutual-exclusion"}) {
+    const Check* c = find_check(f, name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->exposure->count, 0) << name;
+    EXPECT_FALSE(f.to_raise.at(name).empty()) << name;
+  }
+}
+
+}  // namespace races
+
 }  // namespace
 }  // namespace sharebench

@@ -314,13 +314,19 @@ class _Place:
 
     def __init__(self, key, what, made):
         self.key, self.what, self.made, self.made_here = key, what, made, False
+        self.value = None    # a callable reading the value now, raw
+        self.reset()
+
+    def reset(self):
+        """Nothing seen yet: a forked child keeps its parent's places (objects cache them) and starts
+        counting afresh."""
+        self.made_here = False
         self.rmw = self.unguarded = self.plain = self.plain_after = self.passes = self.torn = self.writes = 0
         self.guards = None   # the process-shared lock keys held across every read-modify-write
         self.delta = 0.0     # the increments those made, summed
         self.first = None    # [t, the value the first read-modify-write read]
         self.last_t = None
         self.sites, self.reader_sites, self.writer_sites = {}, {}, {}
-        self.value = None    # a callable reading the value now, raw
 
     def report(self):
         out = {"key": self.key, "what": self.what, "made": self.made}
@@ -607,6 +613,16 @@ _SMALL = 16
 _item = None  # torch.Tensor.item as torch made it (the watched one records a read)
 
 
+_library_dirs = ()  # torch's directory: an optimizer's own `step_t += 1` is its state, judged elsewhere
+
+
+def _from_program(depth):
+    """Whether the frame `depth` levels above the caller is the program's own code, not torch's (an
+    optimizer's step counter, shared in an A3C SharedAdam, is counted by torch and raced by design)."""
+    name = sys._getframe(depth + 1).f_code.co_filename
+    return not name.startswith(_library_dirs)
+
+
 def _tensor_place(t):
     key = _key(t.data_ptr())
     if key is None:
@@ -619,15 +635,17 @@ def _tensor_place(t):
 
 
 def _patch_tensor(torch):
+    global _library_dirs, _item
     Tensor = torch.Tensor
     if getattr(Tensor, "_sharebench_patched", False):
         return
     Tensor._sharebench_patched = True
+    _library_dirs = (os.path.dirname(torch.__file__) + os.sep,)
     for name in ("__iadd__", "__isub__"):
         original = getattr(Tensor, name)
 
         def inplace(self, other, _original=original, name=name):
-            if self.numel() > _SMALL or self.requires_grad or self.is_cuda or not self.is_shared():
+            if self.numel() > _SMALL or self.requires_grad or self.is_cuda or not _from_program(1) or not self.is_shared():
                 return _original(self, other)
             place = None
             try:
@@ -651,13 +669,12 @@ def _patch_tensor(torch):
         setattr(Tensor, name, inplace)
 
     # `value = t[0].item(); t[0] = value + 1`: a read by item() and a write by an indexed set.
-    global _item
     item, setitem = Tensor.item, Tensor.__setitem__
     _item = item
 
     def watched_item(self):
         result = item(self)
-        if not self.requires_grad and not self.is_cuda and self.is_shared():
+        if not self.requires_grad and not self.is_cuda and _from_program(1) and self.is_shared():
             try:
                 place = _tensor_place(self)
                 if place is not None:
@@ -668,7 +685,8 @@ def _patch_tensor(torch):
 
     def watched_setitem(self, index, value):
         result = setitem(self, index, value)
-        if type(index) is int and self.dim() >= 1 and self.numel() <= _SMALL and not self.is_cuda and self.is_shared():
+        if type(index) is int and self.dim() >= 1 and self.numel() <= _SMALL and not self.is_cuda and _from_program(1) and \
+                self.is_shared():
             try:
                 element = self[index]
                 if element.numel() == 1:
@@ -750,7 +768,8 @@ def install(emit, user_location, after_import):
 def after_fork_in_child():
     """A forked child starts with none of its parent's records: its parent reports those."""
     global _held_count
-    _places.clear()
+    for place in _places.values():
+        place.reset()
     _holds.clear()
     _last_read.clear()
     _passes.clear()
