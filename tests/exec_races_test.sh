@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `sharebench exec` judging races on shared state in a user's program (wings/exec/checks/:
-# lost-updates, consistent-snapshots, mutual-exclusion), on programs written as the seeds and public
+# lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime), on programs written as the seeds and public
 # A3C, Hogwild and IMPALA code write them (tests/exec_programs/): each planted bug caught by its check
 # in every repetition under fork, spawn and forkserver, naming both sides' lines and the fix; each
 # clean twin passing with the check exercised. A false alarm on a twin fails this test as much as a
@@ -70,9 +70,20 @@ expect global_step_fixed 0 $all -- "$py" "$progs/global_step_tensor.py" --fixed
 judge global_step_fixed "$clean"
 judge global_step_fixed "$(exercised lost-updates mutual-exclusion)"
 
+# --- Send, then refill: one batch buffer put on a Queue again and again (seed 001: shared, not copied);
+# the twin's pool of buffers comes back from the consumer before each refill. --------------------------
+expect send_refill 1 $all -- "$py" "$progs/send_then_refill.py"
+judge send_refill "$(caught buffer-lifetime "was changed before it was received" send_then_refill.py)"
+judge send_refill "$(caught buffer-lifetime "send_then_refill.py:29 in produce" send_then_refill.py)"  # the sender's line
+judge send_refill "$(caught buffer-lifetime "send_then_refill.py:38 in consume" send_then_refill.py)"  # the receiver's
+judge send_refill "$(caught buffer-lifetime "q.put(buf.clone())" send_then_refill.py)"
+expect send_refill_fixed 0 $all -- "$py" "$progs/send_then_refill.py" --fixed
+judge send_refill_fixed "$clean"
+judge send_refill_fixed "$(exercised buffer-lifetime)"
+
 # --- Racy by design, clean: Hogwild's unlocked steps (the parameters are not counters), and a process
 # that only reads a counter others update under their lock. -----------------------------------------
 expect hogwild 0 --mp-start fork,spawn,forkserver -- "$py" "$src/examples/python/hogwild.py"
 judge hogwild "$clean"
-judge hogwild 'all(verdict(c, n) == "not-exercised" for c in cells for n in ("lost-updates", "consistent-snapshots", "mutual-exclusion"))'
+judge hogwild 'all(verdict(c, n) == "not-exercised" for c in cells for n in ("lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime"))'
 exit $status

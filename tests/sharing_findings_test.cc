@@ -539,9 +539,42 @@ TEST(ExecRaces, AnArrayThatChangedDuringAnElementByElementReadIsATornRead) {
   EXPECT_EQ(ok->exposure->count, 5);
 }
 
+TEST(ExecRaces, ABufferRefilledAfterEachSendIsReceivedChangedAndAPoolIsNot) {
+  auto sends = [](std::vector<double> fps) {
+    json list = json::array();
+    for (std::size_t i = 0; i < fps.size(); ++i) list.push_back({1.0 + i, fps[i]});
+    return json{{"key", "B"}, {"count", fps.size()}, {"fps", list}, {"complete", true}, {"sites", {"prod.py:29 in produce"}}, {"shape", {64, 32}}};
+  };
+  auto receives = [](std::vector<double> fps) {
+    json list = json::array();
+    for (std::size_t i = 0; i < fps.size(); ++i) list.push_back({1.5 + i, fps[i]});
+    return json{{"key", "B"}, {"count", fps.size()}, {"fps", list}, {"sites", {"cons.py:38 in consume"}}};
+  };
+  auto judged = [&](std::vector<double> sent, std::vector<double> got) {
+    json producer = state(10, 9, json::array()), consumer = state(11, 9, json::array());
+    producer["sends"] = json::array({sends(sent)});
+    consumer["receives"] = json::array({receives(got)});
+    return sharebench::judge_sharing({start(10, 0), start(11, 0), producer, consumer}, {}, SharingContext{});
+  };
+  // The consumer read batch 3 where batch 1 and 2 were sent: the producer had refilled the buffer.
+  const SharingFindings refilled = judged({0, 1, 2, 3}, {0, 3, 3, 3});
+  const Check* c = find_check(refilled, "buffer-lifetime");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("sent 4 times (pid 10 at prod.py:29 in produce) was changed before it was received: 2 of 4 "
+                            "receives (pid 11 at cons.py:38 in consume)"), std::string::npos) << c->message;
+  // The same contents sent again (a batch seen twice) are not a change; every receive as it was sent.
+  const SharingFindings pooled = judged({0, 1, 1, 3}, {0, 1, 1, 3});
+  EXPECT_EQ(find_check(pooled, "buffer-lifetime")->verdict, Verdict::kPass);
+  EXPECT_EQ(find_check(pooled, "buffer-lifetime")->exposure->count, 4);
+  // Sent once: a model handed over and trained in place is never judged.
+  const SharingFindings once = judged({0}, {5});
+  EXPECT_EQ(find_check(once, "buffer-lifetime")->exposure->count, 0);
+}
+
 TEST(ExecRaces, AProgramThatSharedNothingLeavesEveryRaceCheckUnexercised) {
   const SharingFindings f = sharebench::judge_sharing({start(10, 0), end(10, 1)}, {}, SharingContext{});
-  for (const char* name : {"lost-updates", "consistent-snapshots", "mutual-exclusion"}) {
+  for (const char* name : {"lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime"}) {
     const Check* c = find_check(f, name);
     ASSERT_NE(c, nullptr) << name;
     EXPECT_EQ(c->exposure->count, 0) << name;

@@ -47,6 +47,7 @@ extern const char* const kExecSitecustomizeSource;
 extern const char* const kExecProgressModuleSource;
 extern const char* const kExecWatchModuleSource;
 extern const char* const kExecSharedStateModuleSource;
+extern const char* const kExecSendsModuleSource;
 
 namespace sharebench {
 
@@ -103,6 +104,7 @@ class ExecScenario : public Scenario {
     write_text(dir + "/python/sharebench_progress.py", kExecProgressModuleSource);
     write_text(dir + "/python/sharebench_watch.py", kExecWatchModuleSource);
     write_text(dir + "/python/sharebench_shared_state.py", kExecSharedStateModuleSource);
+    write_text(dir + "/python/sharebench_sends.py", kExecSendsModuleSource);
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());

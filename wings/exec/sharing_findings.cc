@@ -942,7 +942,8 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
   if (const auto spoken = foreign_protocol(events)) {
     for (const CheckId id : {checks::kForkSafety, checks::kUpdatesShared, checks::kOptimizerStateShared,
                              checks::kGradsDelivered, checks::kCopyOnRead, checks::kDeathsNoticed, checks::kModelLearned,
-                             checks::kLostUpdates, checks::kConsistentSnapshots, checks::kMutualExclusion}) {
+                             checks::kLostUpdates, checks::kConsistentSnapshots, checks::kMutualExclusion,
+                             checks::kBufferLifetime}) {
       f.checks.push_back(Check{id, Verdict::kUnknown, std::nullopt,
                                fmt::format("the program's Python hooks wrote events of protocol {}, and this runner reads "
                                            "protocol {}: a sharebench_watch.py of another version was imported (check "

@@ -8,6 +8,7 @@ const std::vector<ExecCheck>& registered() {
       {checks::kLostUpdates, judge_lost_updates},
       {checks::kConsistentSnapshots, judge_consistent_snapshots},
       {checks::kMutualExclusion, judge_mutual_exclusion},
+      {checks::kBufferLifetime, judge_buffer_lifetime},
   };
   return table;
 }

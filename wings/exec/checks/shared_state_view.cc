@@ -38,6 +38,8 @@ SharedStateView shared_state_view(const std::vector<json>& events) {
     p.reported_t = t;
     p.places = &(*state)["places"];
     p.holds = &(*state)["holds"];
+    p.sends = state->contains("sends") && (*state)["sends"].is_array() ? &(*state)["sends"] : nullptr;
+    p.receives = state->contains("receives") && (*state)["receives"].is_array() ? &(*state)["receives"] : nullptr;
   }
   for (auto& [pid, p] : by_pid) {
     if (starts.count(pid)) p.start_t = starts[pid];

@@ -20,6 +20,8 @@ struct ProcessSharedState {
   double end_t = std::numeric_limits<double>::infinity();  // its end event; a process killed has none
   const nlohmann::json* places = nullptr;  // [{key, what, made, rmw, ...}]
   const nlohmann::json* holds = nullptr;   // [{lock, site, kind, shared, place, what, count, ...}]
+  const nlohmann::json* sends = nullptr;   // [{key, count, fps, complete, sites, shape}]: storages sent twice or more
+  const nlohmann::json* receives = nullptr;  // [{key, count, fps, sites}]: tensors received
 };
 
 struct SharedStateView {

@@ -52,14 +52,15 @@ def _read_maps():
             if len(fields) < 5 or len(fields[1]) < 4 or fields[1][3] != "s" or fields[4] == "0":
                 continue
             start, end = fields[0].split("-")
-            found.append((int(start, 16), int(end, 16), "%s:%s" % (fields[3], fields[4]), int(fields[2], 16)))
+            found.append((int(start, 16), int(end, 16), "%s:%s" % (fields[3], fields[4]), int(fields[2], 16), int(fields[4]),
+                          "/proc/self/map_files/%s" % fields[0]))
     found.sort()
     _maps, _maps_read_at = found, time.monotonic()
 
 
 def _location(address):
     """(file, offset) of a shared address, or None for private memory."""
-    for attempt in (0, 1):
+    for attempt in (0, 1, 2):
         lo, hi = 0, len(_maps)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -68,13 +69,25 @@ def _location(address):
             else:
                 hi = mid
         if lo < len(_maps) and _maps[lo][0] <= address < _maps[lo][1]:
-            start, _, file, offset = _maps[lo]
-            return file, offset + address - start
-        if attempt == 0 and time.monotonic() - _maps_read_at > 0.005:
-            _read_maps()  # a mapping made since the last read (a new arena, a received segment)
-        else:
+            start, _, file, offset, inode, link = _maps[lo]
+            if _still_mapped(link, inode):
+                return file, offset + address - start
+            _read_maps()  # unmapped since, and maybe another file mapped at the same addresses
+            continue
+        if attempt == 2 or time.monotonic() == _maps_read_at:
             break
+        _read_maps()  # a mapping made since the last read (a new arena, a received segment); only
+        # shared memory is asked about (a tensor's is_shared(), a Value's arena), so a miss is rare
     return None
+
+
+def _still_mapped(link, inode):
+    """Whether the range read from maps still maps the same file: a consumer that dropped one received
+    buffer and mapped the next one at the same addresses must not name the new one after the old."""
+    try:
+        return os.stat(link).st_ino == inode
+    except OSError:
+        return False
 
 
 def _key(address):
@@ -613,12 +626,15 @@ _SMALL = 16
 _item = None  # torch.Tensor.item as torch made it (the watched one records a read)
 
 
+_in_optimizer_step = 0  # inside an Optimizer's step(): its counters are its state (optimizer-state-shared's)
 _library_dirs = ()  # torch's directory: an optimizer's own `step_t += 1` is its state, judged elsewhere
 
 
 def _from_program(depth):
     """Whether the frame `depth` levels above the caller is the program's own code, not torch's (an
     optimizer's step counter, shared in an A3C SharedAdam, is counted by torch and raced by design)."""
+    if _in_optimizer_step:  # a SharedAdam's `state["step"] += 1`, raced by design in Hogwild A3C
+        return False
     name = sys._getframe(depth + 1).f_code.co_filename
     return not name.startswith(_library_dirs)
 
@@ -726,12 +742,31 @@ def _failed(where, error):
         _emit("hook-error", where="shared state: " + where, error="%s: %s" % (type(error).__name__, error))
 
 
+_extra_reports = []  # (report, has_anything) of the other modules that report with these events
+
+
+def add_report(report_fn, has_fn):
+    """Another module's findings, carried in the same events (sharebench_sends.py's)."""
+    _extra_reports.append((report_fn, has_fn))
+
+
+def note_activity():
+    """Something another module reports changed: emitted with the rest, every 2 s at most."""
+    global _dirty
+    _dirty = True
+    _maybe_emit(time.monotonic())
+
+
 def report():
     places = [p.report() for p in list(_places.values())[:256] if p.rmw or p.passes or p.writes or p.made_here]
     holds = [{"lock": key, "site": r.site, "kind": r.kind, "shared": r.shared, "place": place, "what": what,
               "count": count, "first_t": first_t, "where": where}
              for (key, place, what), (r, count, first_t, where) in list(_holds.items())[:256]]
-    return {"places": places, "holds": holds}
+    out = {"places": places, "holds": holds}
+    for report_fn, has_fn in _extra_reports:
+        if has_fn():
+            out.update(report_fn())
+    return out
 
 
 def emit_now():
@@ -742,7 +777,7 @@ def emit_now():
 
 
 def has_anything():
-    return bool(_places or _holds)
+    return bool(_places or _holds) or any(has_fn() for _, has_fn in _extra_reports)
 
 
 def install(emit, user_location, after_import):

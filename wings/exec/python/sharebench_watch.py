@@ -44,6 +44,7 @@ import os
 import sys
 import time
 
+import sharebench_sends as _sends
 import sharebench_shared_state as _shared_state
 
 PROTOCOL = 1  # events_schema.json's "version"; the runner's kExecEventsProtocol
@@ -507,15 +508,19 @@ def _wrap_step(cls):
         if _shared_state._held_count:  # a lock held around it: a write to shared memory under that lock
             _guarded("optimizer step", _shared_state.note_optimizer_step,
                      [p for g in self.param_groups for p in g["params"][:1]])
-        if use is not None and use.opt is self and not use.expect and not _sampled(use.steps):
-            use.steps += 1
+        _shared_state._in_optimizer_step += 1  # its own counters are its state, not the program's races
+        try:
+            if use is not None and use.opt is self and not use.expect and not _sampled(use.steps):
+                use.steps += 1
+                result = step(self, *args, **kwargs)
+                use.completed += 1
+                return result
+            _guarded("optimizer step", _before_step, self)
             result = step(self, *args, **kwargs)
-            use.completed += 1
+            _guarded("optimizer step", _after_step, self)
             return result
-        _guarded("optimizer step", _before_step, self)
-        result = step(self, *args, **kwargs)
-        _guarded("optimizer step", _after_step, self)
-        return result
+        finally:
+            _shared_state._in_optimizer_step -= 1
 
     wrapped._sharebench_wrapped = True
     cls.step = wrapped
@@ -702,6 +707,7 @@ def _after_fork_in_child():
     _handed.clear()
     _handed_models.clear()
     _guarded("fork", _shared_state.after_fork_in_child)
+    _guarded("fork", _sends.after_fork_in_child)
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
 
 
@@ -1036,6 +1042,7 @@ def install():
     import atexit
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
     _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
+    _sends.install(_emit, _user_location, _shared_state, _AFTER_IMPORT)
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])

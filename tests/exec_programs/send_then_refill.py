@@ -1,0 +1,66 @@
+"""A producer process that fills one preallocated batch buffer and puts it on a torch.multiprocessing
+Queue, batch after batch, as a data pipeline written to avoid allocations might: the buffer is
+shared, not copied (seed 001), so by the time the consumer reads a batch, the producer may already
+be writing the next one into it. A planted bug for `sharebench exec` (buffer-lifetime); --fixed
+keeps a pool of buffers the consumer hands back (by index, on a second queue) before they are
+refilled.
+"""
+import argparse
+
+import torch
+import torch.multiprocessing as mp
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batches", type=int, default=400)
+parser.add_argument("--fixed", action="store_true")
+POOL = 4
+
+
+def produce(batches, ready, free, buffers, done):
+    torch.set_num_threads(1)
+    buf = torch.empty(64, 32)
+    for i in range(batches):
+        if buffers is not None:
+            slot = free.get()  # wait until the consumer handed this buffer back
+            buffers[slot].fill_(float(i))
+            ready.put((slot, buffers[slot]))
+        else:
+            buf.fill_(float(i))
+            ready.put((i, buf))
+    ready.put(None)
+    done.wait()  # a producer outlives what it sent: the consumer maps its buffers through it
+
+
+def consume(ready, free, out):
+    torch.set_num_threads(1)
+    total = 0.0
+    while True:
+        item = ready.get()
+        if item is None:
+            break
+        index, batch = item
+        total += float(batch.mean())
+        if free is not None:
+            free.put(index)
+    out.put(total)
+
+
+if __name__ == "__main__":
+    args = parser.parse_args()
+    ready, out = mp.Queue(), mp.Queue()
+    free = mp.Queue() if args.fixed else None
+    buffers = None
+    if args.fixed:
+        buffers = [torch.zeros(64, 32).share_memory_() for _ in range(POOL)]
+        for slot in range(POOL):
+            free.put(slot)
+    done = mp.Event()
+    producer = mp.Process(target=produce, args=(args.batches, ready, free, buffers, done))
+    consumer = mp.Process(target=consume, args=(ready, free, out))
+    producer.start()
+    consumer.start()
+    total = out.get()
+    done.set()
+    producer.join()
+    consumer.join()
+    print("consumed mean sum %.0f, sent %.0f" % (total, sum(range(args.batches))))

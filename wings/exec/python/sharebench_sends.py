@@ -1,0 +1,211 @@
+"""Tensors sent between processes and changed before they were received, for `sharebench exec`
+(the buffer-lifetime check, wings/exec/checks/buffer_lifetime.cc). Loaded by sharebench_watch.py.
+
+A tensor put on a torch.multiprocessing Queue, SimpleQueue or Pipe is shared, not copied (seed 001):
+the receiver maps the sender's storage. A producer that refills the buffer it just sent makes the
+consumer read the next batch's data. Each send and each receive of a tensor is fingerprinted (a
+strided sample of at most 1 024 of its elements, summed) with its time, and its storage named as the
+shared-state hooks name memory (file and offset of its pages). For a storage sent two or more times,
+the runner pairs its sends and its receives in order (a queue is first in, first out) and finds the
+receives whose contents differ from their send's: changed between the send and the receive. A tensor sent once (a
+model's parameters handed over, then trained in place; a DataLoader batch) is never judged.
+
+Costs: a sample's sum per tensor sent or received (a few microseconds); nothing for other objects.
+"""
+import sys
+import time
+import weakref
+
+_emit = None
+_user_location = None
+_key = None                # sharebench_shared_state's _key(address)
+_note_activity = None      # sharebench_shared_state's note_activity(): its events carry this module's report
+_SAMPLE = 1024
+_MAX_FPS = 4096            # fingerprints kept per storage
+_pending = {}              # id(tensor) -> [weakref, [fingerprints]]: sent while still private
+_sends = {}                # key -> {"count", "fps": set, "complete", "sites", "shape"}
+_receives = {}             # key -> {"count", "fps": list, "sites"}
+
+
+def _tensors_in(obj):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    if torch.is_tensor(obj):
+        return [obj]
+    items = obj[:64] if isinstance(obj, (list, tuple)) else list(obj.values())[:64] if isinstance(obj, dict) else ()
+    return [t for t in items if torch.is_tensor(t)]
+
+
+def _fingerprint(t):
+    import torch
+    with torch.no_grad():
+        flat = t.detach().reshape(-1)
+        n = flat.numel()
+        if n == 0:
+            return 0.0
+        sample = flat[::max(1, n // _SAMPLE)]
+        return float(sample.double().sum()) if not sample.is_complex() else None
+
+
+def _usable(t):
+    return not t.is_cuda and not t.is_sparse and t.numel() > 0 and not t.requires_grad
+
+
+def _site(sites):
+    if len(sites) < 3:
+        site = _user_location()
+        if site not in sites:
+            sites.append(site)
+
+
+def _sent_as(key, t):
+    entry = _sends.get(key)
+    if entry is None:
+        entry = _sends[key] = {"count": 0, "fps": [], "complete": True, "sites": [], "shape": list(t.shape)}
+    return entry
+
+
+def _add(entry, record):
+    entry["count"] += 1
+    if record[1] is None or len(entry["fps"]) >= _MAX_FPS:
+        entry["complete"] = False
+    else:
+        entry["fps"].append(record)
+
+
+def _resolve_pending():
+    """Tensors sent while private (a Queue's feeder thread pickles them later, which moves them into
+    shared memory) are named once they are shared."""
+    for tid, (ref, records) in list(_pending.items()):
+        t = ref()
+        if t is None:
+            del _pending[tid]
+        elif t.is_shared():
+            key = _key(t.data_ptr())
+            if key is not None:
+                del _pending[tid]
+                entry = _sent_as(key, t)
+                for record in records:
+                    _add(entry, record)
+
+
+def sent(obj):
+    for t in _tensors_in(obj):
+        if not _usable(t):
+            continue
+        record = [time.monotonic(), _fingerprint(t)]
+        if _pending:
+            _resolve_pending()
+        key = _key(t.data_ptr()) if t.is_shared() else None
+        if key is None:  # private until pickled: named once shared (_resolve_pending)
+            pending = _pending.get(id(t))
+            if pending is None or pending[0]() is not t:
+                if len(_pending) >= 1024:
+                    _pending.pop(next(iter(_pending)))
+                pending = _pending[id(t)] = [weakref.ref(t), []]
+            if len(pending[1]) < _MAX_FPS:
+                pending[1].append(record)
+            _site(_pending_sites)
+            continue
+        entry = _sent_as(key, t)
+        _add(entry, record)
+        _site(entry["sites"])
+        _note_activity()
+
+
+_pending_sites = []
+
+
+def received(obj):
+    for t in _tensors_in(obj):
+        if not _usable(t) or not t.is_shared():
+            continue
+        key = _key(t.data_ptr())
+        if key is None:
+            continue
+        entry = _receives.get(key)
+        if entry is None:
+            entry = _receives[key] = {"count": 0, "fps": [], "sites": []}
+        entry["count"] += 1
+        if len(entry["fps"]) < _MAX_FPS:
+            entry["fps"].append([time.monotonic(), _fingerprint(t)])
+        _site(entry["sites"])
+        _note_activity()  # a consumer is often terminate()d: what it received is reported as it goes
+
+
+def report():
+    _resolve_pending()
+    sends = []
+    for k, e in list(_sends.items())[:64]:
+        if e["count"] >= 2:
+            sends.append({"key": k, "count": e["count"], "fps": e["fps"], "complete": e["complete"],
+                          "sites": e["sites"] or _pending_sites[:3], "shape": e["shape"]})
+    return {"sends": sends,
+            "receives": [{"key": k, "count": e["count"], "fps": e["fps"], "sites": e["sites"]}
+                         for k, e in list(_receives.items())[:64] if e["count"] >= 1]}
+
+
+def has_anything():
+    return bool(_pending) or any(e["count"] >= 2 for e in _sends.values()) or bool(_receives)
+
+
+def _wrap(owner, name, before=None, after=None):
+    original = vars(owner).get(name)
+    if original is None or getattr(original, "_sharebench_wrapped", False):
+        return
+
+    if before is not None:
+        def wrapped(self, obj, *args, **kwargs):
+            try:
+                before(obj)
+            except Exception as error:
+                _failed(name, error)
+            return original(self, obj, *args, **kwargs)
+    else:
+        def wrapped(self, *args, **kwargs):
+            result = original(self, *args, **kwargs)
+            try:
+                after(result)
+            except Exception as error:
+                _failed(name, error)
+            return result
+
+    wrapped._sharebench_wrapped = True
+    setattr(owner, name, wrapped)
+
+
+_failures = 0
+
+
+def _failed(where, error):
+    global _failures
+    _failures += 1
+    if _failures <= 3 and _emit is not None:
+        _emit("hook-error", where="sends: " + where, error="%s: %s" % (type(error).__name__, error))
+
+
+def _patch_queues(queues):
+    for cls in (queues.Queue, queues.SimpleQueue):
+        _wrap(cls, "put", before=sent)
+        _wrap(cls, "get", after=received)
+
+
+def _patch_connection(connection):
+    _wrap(connection._ConnectionBase, "send", before=sent)
+    _wrap(connection._ConnectionBase, "recv", after=received)
+
+
+def install(emit, user_location, shared_state, after_import):
+    global _emit, _user_location, _key, _note_activity
+    _emit, _user_location, _key, _note_activity = emit, user_location, shared_state._key, shared_state.note_activity
+    shared_state.add_report(report, has_anything)
+    after_import["multiprocessing.queues"] = _patch_queues
+    after_import["multiprocessing.connection"] = _patch_connection
+
+
+def after_fork_in_child():
+    _pending.clear()
+    del _pending_sites[:]
+    _sends.clear()
+    _receives.clear()
