@@ -24,6 +24,7 @@
 #include "harness/env/environment.h"
 #include "harness/results/run_directory.h"
 #include "harness/plan/cell_flags.h"
+#include "harness/util/inherited_state.h"
 #include "harness/util/text.h"
 
 namespace sharebench::cli {
@@ -56,6 +57,7 @@ std::string version_text() {
 namespace sharebench {
 
 int run_cli(int argc, char** argv) {
+  reset_inherited_process_state();  // closed 0-2, a blocked mask, an ignored SIGCHLD: before anything opens or forks
   int worker_exit = 0;
   if (sharebench::maybe_run_as_worker(argc, argv, &worker_exit)) return worker_exit;
   // The build that made a run, in its results and every report: `compare` names both and warns

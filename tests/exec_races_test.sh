@@ -83,7 +83,7 @@ judge send_refill_fixed "$(exercised buffer-lifetime)"
 
 # --- Racy by design, clean: Hogwild's unlocked steps (the parameters are not counters), and a process
 # that only reads a counter others update under their lock. -----------------------------------------
-expect hogwild 0 --mp-start fork,spawn,forkserver -- "$py" "$src/examples/python/hogwild.py"
+expect hogwild 0 $all -- "$py" "$src/examples/python/hogwild.py"
 judge hogwild "$clean"
 judge hogwild 'all(verdict(c, n) == "not-exercised" for c in cells for n in ("lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime"))'
 exit $status

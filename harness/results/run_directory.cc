@@ -133,6 +133,32 @@ void refuse_if_another_users(const std::string& path, const char* what) {
 }
 }  // namespace
 
+namespace {
+// The reserves of runs under `runs_root` whose runner is gone (killed outright: nothing released its
+// 16 MiB). A run is gone when its folder's lock can be taken: the kernel released it with the
+// runner. Only this user's, and only the reserve: the results stay.
+void sweep_dead_reserves(const std::string& runs_root) {
+  std::error_code ec;
+  int looked = 0;
+  for (const auto& entry : fs::directory_iterator(runs_root, ec)) {
+    if (++looked > 4096) break;
+    const fs::path reserve = entry.path() / ".reserve";
+    struct stat st {};
+    if (!entry.is_directory(ec) || entry.is_symlink(ec) || ::lstat(reserve.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid()) {
+      continue;
+    }
+    const int fd = ::open((entry.path() / ".lock").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);  // a live run's
+      continue;
+    }
+    ::unlink(reserve.c_str());
+    if (fd >= 0) ::close(fd);  // releases the lock just taken
+  }
+}
+}  // namespace
+
 RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
                                   const std::string& run_id, bool owner_only) {
   if (out_dir.empty()) {
@@ -162,6 +188,7 @@ RunDirectory RunDirectory::create(const std::string& out_dir, const std::string&
   }
   d.lock_ = lock_for_this_run(d.path_);
   d.reserve_ = std::make_shared<Reserve>(d.file(".reserve"));
+  if (out_dir.empty()) sweep_dead_reserves(runs_root);
   // Temporary results files of writers that were killed mid-write (results.json.tmp-<pid>, the pid
   // gone): the results file itself is whole, these are only debris.
   for (const auto& entry : fs::directory_iterator(d.path_, ec)) {

@@ -80,6 +80,8 @@ struct ExecBlock {
   double stop_sent_s = -1;                  // when (since the program started)
   std::int32_t stop_escalated = 0;          // 1: SIGTERM after the grace, 2: SIGKILL too
   std::int32_t helpers_killed = 0;          // helpers by design that did not end within their grace
+  std::int32_t guard_pid = 0;               // the guard (program_supervisor.cc) and the signal that ended it
+  std::int32_t guard_killed_by = 0;         // before the supervisor stood it down (0: it was not)
 
   bool fault_planned = false;
   bool fault_injected = false;

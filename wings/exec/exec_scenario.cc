@@ -354,6 +354,13 @@ class ExecScenario : public Scenario {
     }
     for (const auto& [k, v] : f.metrics) rep.metrics[k] = v;
     rep.notes.insert(rep.notes.end(), f.notes.begin(), f.notes.end());
+    if (b.guard_killed_by != 0) {
+      rep.notes.push_back(fmt::format("exec's guard process (pid {}) {} while the program ran, not by sharebench: a "
+                                      "`kill` or `pkill` of the program's reached it. Had the runner died meanwhile, the "
+                                      "program's processes would have run on, orphaned",
+                                      b.guard_pid, b.guard_killed_by > 0 ? "was killed by " + signal_name(b.guard_killed_by)
+                                                                         : std::string("ended")));
+    }
     if (b.helpers_killed > 0) {
       rep.notes.push_back(fmt::format("{} helper(s) by design (resource tracker, forkserver, torch_shm_manager) had not "
                                       "finished {} s after the program and were killed",

@@ -195,18 +195,24 @@ class Supervisor {
       ::_exit(0);
     }
     ::close(p[0]);
+    ::signal(SIGPIPE, SIG_IGN);  // a dead guard's pipe is an EPIPE (stand_the_guard_down)
     guard_ = guard;
     guard_fd_ = p[1];
+    b_.guard_pid = guard;
   }
 
-  // The supervisor is ending by itself: the guard leaves the program's group alone.
+  // The supervisor is ending by itself: the guard leaves the program's group alone. A guard the
+  // program killed (it is a process like any other to a `kill -9 -1` or a pkill) makes the write
+  // fail with EPIPE, not kill this supervisor with SIGPIPE (ignored in start_guard): the run goes on,
+  // and says so.
   void stand_the_guard_down() {
     if (guard_fd_ < 0) return;
     const char word = 1;
     if (::write(guard_fd_, &word, 1) < 0) {}
     ::close(guard_fd_);
     guard_fd_ = -1;
-    ::waitpid(guard_, nullptr, 0);
+    int status = 0;
+    if (guard_ > 0 && ::waitpid(guard_, &status, 0) == guard_ && WIFSIGNALED(status)) b_.guard_killed_by = WTERMSIG(status);
   }
 
   // This process's live descendants, the guard left out: the program's tree.
@@ -324,6 +330,10 @@ class Supervisor {
         p->exit_status = status;
       }
       live_.erase(pid);
+      if (pid == guard_ && guard_fd_ >= 0) {  // gone before it was stood down: something killed it
+        b_.guard_killed_by = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+        guard_ = -1;
+      }
       if (pid == program_) {
         b_.exited = WIFEXITED(status);
         b_.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
