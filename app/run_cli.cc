@@ -51,6 +51,41 @@ std::string version_text() {
                      env.count("blas_config") ? " (" + env.at("blas_config") + ")" : std::string(), get("compiler"));
 }
 
+// An empty value (`--blocks ''`, `--budget ''`, `exec --out ''`) or an empty item of a list
+// (`--mp-start fork,,`, `--scenario a,`): refused, as any other bad value is. The options keep text,
+// where "" meant "not given", so these fell back to the defaults; CLI11 drops a list's empty items.
+std::string empty_value_in(const CLI::App& app, int argc, char** argv) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+      std::vector<std::string> names;
+      for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+      for (const std::string& n : opt->get_snames()) names.push_back("-" + n);
+      if (names.empty()) continue;  // a positional
+      const std::string& name = names.front();
+      for (const std::string& v : opt->results()) {
+        if (v.empty()) return fmt::format("{} was given an empty value", name);
+      }
+      if (opt->get_delimiter() == '\0') continue;
+      for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        std::string value;
+        bool matched = false;
+        for (const std::string& n : names) {
+          if (arg == n && i + 1 < argc) value = argv[i + 1], matched = true;
+          else if (arg.rfind(n + "=", 0) == 0) value = arg.substr(n.size() + 1), matched = true;
+        }
+        if (!matched) continue;
+        const std::string d(1, opt->get_delimiter());
+        if (value.empty() || value.find(d + d) != std::string::npos || value.front() == d[0] || value.back() == d[0]) {
+          return fmt::format("{} '{}' has an empty item", name, value);
+        }
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 }  // namespace sharebench::cli
 
@@ -127,6 +162,9 @@ int run_cli(int argc, char** argv) {
       }
     }
     return sharebench::cli::usage_error(std::string(e.what()) + " (see --help)");
+  }
+  if (const std::string empty = sharebench::cli::empty_value_in(app, parsed_argc, argv); !empty.empty()) {
+    return sharebench::cli::usage_error(empty + ": give a value, or leave the option out for its default (see --help)");
   }
   if (version) {
     std::fputs(sharebench::cli::version_text().c_str(), stdout);

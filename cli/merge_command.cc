@@ -1,6 +1,7 @@
 // `sharebench merge A.json B.json ... --out DIR`: joins the shards of a sharded run (or whole runs)
 // into DIR/results.json. Exit 0 when every cell of the merge is as expected, 1 when one is not
 // (as `run` would have), 2 when the files do not make one run.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -35,11 +36,13 @@ std::function<int()> add_merge_command(CLI::App& app) {
     } catch (const ResultsFormatError& e) {
       return usage_error(std::string("merge: ") + e.what());
     }
-    std::error_code ec;
-    std::filesystem::create_directories(f->out, ec);
+    // The inputs' privacy goes with them: exec's results (a program's output) are their owner's.
+    merged.readable_results = std::all_of(parts.begin(), parts.end(), [](const RunResult& r) { return !keeps_program_output_private(r); });
+    const bool owner_only = keeps_program_output_private(merged);
     const std::string path = f->out + "/results.json";
     try {
-      write_file_atomically(path, dump_json(results_to_json(merged), 1) + "\n");
+      prepare_output_folder(f->out, "--out", owner_only);
+      write_file_atomically(path, dump_json(results_to_json(merged), 1) + "\n", owner_only ? 0600 : 0644);
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());
     }

@@ -37,9 +37,8 @@ std::function<int()> add_report_command(CLI::App& app) {
     std::string dir = f->out;
     if (dir.empty()) dir = fs::path(f->results).parent_path().string();
     if (dir.empty()) dir = ".";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
     try {
+      prepare_output_folder(dir, f->out.empty() ? "the results file's folder" : "--out", keeps_program_output_private(run));
       for (const std::string& path : write_reports(run, f->formats, dir)) std::fprintf(stderr, "wrote %s\n", path.c_str());
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());

@@ -74,11 +74,7 @@ std::vector<std::string> write_reports(const RunResult& run, const std::vector<s
   // from it either, whatever its format.
   RunResult safe = run;
   make_terminal_safe(safe);
-  // exec's cells keep what the program printed (a token, a password): their reports are the owner's,
-  // unless the run was asked to keep them readable (exec --readable-results).
-  const bool holds_program_output = !run.readable_results && std::any_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) {
-    return !c.config.command.empty();
-  });
+  const bool holds_program_output = keeps_program_output_private(run);
   for (const std::string& name : formats) {
     const ReportFormat* f = find_report_format(name);
     if (!f || f->to_stdout()) continue;

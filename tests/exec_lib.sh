@@ -28,3 +28,29 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+
+# exec_planted_pairs REPETITIONS: what the planted-pair scripts (exec_oracles_test.sh,
+# exec_races_test.sh) share, after test_lib.sh and with $src set: $py (Debian's, with torch), $progs,
+# $all (every start method, REPETITIONS each; SB_REPS for judge), a working directory in $out, and
+# the assertions they judge with:
+#   caught CHECK TEXT PROGRAM  the check failed in every cell and repetition, saying TEXT and the program's line
+#   $clean                     every cell ok, every check passing or not exercised, each with its exposure
+#   exercised CHECK...         each passed with a non-zero exposure everywhere
+exec_planted_pairs() {
+  export SB_REPS=$1
+  py=/usr/bin/python3
+  "$py" -c "import torch" 2>/dev/null || { echo "FAIL: $py cannot import torch (apt-get install python3-torch; ci/setup does)"; exit 1; }
+  progs="$src/tests/exec_programs"
+  cd "$out" || exit 1
+  all="--mp-start fork,spawn,forkserver --repetitions $SB_REPS"
+  every='all(PRED for c in cells for r in reps)'
+  clean='all(c["outcome"]["kind"] == "ok" and all(k["verdict"] in ("pass", "not-exercised") and "exposure" in k for k in c["repetitions"][r]["checks"]) for c in cells for r in reps)'
+}
+caught() {
+  local pred="verdict(c, \"$1\", r) == \"fail\" and \"$2\" in check(c, \"$1\", r)[\"message\"] and \"$3:\" in check(c, \"$1\", r)[\"message\"]"
+  echo "${every/PRED/$pred}"
+}
+exercised() {
+  local names=$(printf '"%s",' "$@")
+  echo "all(verdict(c, n, r) == \"pass\" and check(c, n, r)[\"exposure\"][\"count\"] > 0 for c in cells for r in reps for n in ($names))"
+}

@@ -8,22 +8,7 @@
 source "$(dirname "$0")/test_lib.sh" "$@"
 source "$(dirname "$0")/exec_lib.sh"
 src=$3
-export SB_REPS=${4:-1}
-py=/usr/bin/python3
-"$py" -c "import torch" 2>/dev/null || { echo "FAIL: $py cannot import torch (apt-get install python3-torch; ci/setup does)"; exit 1; }
-progs="$src/tests/exec_programs"
-cd "$out"
-all="--mp-start fork,spawn,forkserver --repetitions $SB_REPS"
-every='all(PRED for c in cells for r in reps)'
-caught() {  # caught CHECK TEXT PROGRAM: the check failed in every cell and repetition, saying TEXT and the program's line
-  local pred="verdict(c, \"$1\", r) == \"fail\" and \"$2\" in check(c, \"$1\", r)[\"message\"] and \"$3:\" in check(c, \"$1\", r)[\"message\"]"
-  echo "${every/PRED/$pred}"
-}
-clean='all(c["outcome"]["kind"] == "ok" and all(k["verdict"] in ("pass", "not-exercised") and "exposure" in k for k in c["repetitions"][r]["checks"]) for c in cells for r in reps)'
-exercised() {  # exercised CHECK...: each passed with a non-zero exposure everywhere
-  local names=$(printf '"%s",' "$@")
-  echo "all(verdict(c, n, r) == \"pass\" and check(c, n, r)[\"exposure\"][\"count\"] > 0 for c in cells for r in reps for n in ($names))"
-}
+exec_planted_pairs "${4:-1}"
 
 # --- Counters: a shared Adam whose step count is a Python number in param_groups. ------------------
 expect group_step 1 $all -- "$py" "$progs/a3c_group_step.py"

@@ -5,7 +5,7 @@ against both, so a field renamed on one side fails here rather than making a che
   the Python side   real programs (tests/exec_programs/, under fork and spawn) run with the hooks;
                     every event they write has the common fields, its kind's required ones, and no
                     field the schema does not declare, nested objects included;
-  the C++ side      every key sharing_findings.cc reads (text_of, number_of, int_of, has_number,
+  the C++ side      every key sharing_findings.cc and wings/exec/checks/*.cc read (text_of, number_of, int_of, has_number,
                     array_of, value, contains, find, events_of, last_event_of) is declared;
   the version       the schema's, sharebench_watch.py's PROTOCOL and kExecEventsProtocol agree.
 
@@ -58,7 +58,10 @@ def check_object(where, obj, spec):
 programs = [("a3c_group_step.py", ["--num-steps", "20"]), ("a3c_lazy_state.py", ["--updates", "20"]),
             ("workers_die_unnoticed.py", []), ("pool_map.py", []), ("spawn_rank_raises.py", []),
             ("hogwild_no_zero_grad.py", ["--fixed"]), ("dataset_python_lists.py", ["--samples", "20000"]),
-            ("hogwild_converted_after_share.py", [])]
+            ("hogwild_converted_after_share.py", []),
+            # the race hooks (sharebench_shared_state.py, sharebench_sends.py): shared-state reports
+            ("a3c_counter_unlocked.py", ["--num-steps", "200"]), ("send_then_refill.py", ["--batches", "20"]),
+            ("array_printed_while_negated.py", ["--seconds", "0.3"])]
 seen_kinds = set()
 for start in ("fork", "spawn"):
     for name, args in programs:
@@ -82,12 +85,15 @@ for start in ("fork", "spawn"):
                 continue
             check_object(where, event, {"required": schema["common"] + spec["required"],
                                         "optional": spec["optional"]})
-for kind in ("start", "torch", "handoff", "received", "end", "observed", "terminated", "reaped"):
+for kind in ("start", "torch", "handoff", "received", "end", "observed", "terminated", "reaped", "shared-state"):
     if kind not in seen_kinds:
         problems.append("no program wrote a %r event: the test does not exercise it" % kind)
 
 # --- the C++ side: every key it reads is declared -------------------------------------------------------------
-cc = open(os.path.join(src, "wings", "exec", "sharing_findings.cc")).read()
+# The rules: sharing_findings.cc and the one-file checks of wings/exec/checks/.
+checks_dir = os.path.join(src, "wings", "exec", "checks")
+cc = "\n".join(open(path).read() for path in [os.path.join(src, "wings", "exec", "sharing_findings.cc")] +
+               sorted(os.path.join(checks_dir, f) for f in os.listdir(checks_dir) if f.endswith(".cc")))
 readers = r"(?:text_of|number_of|int_of|has_number|array_of)\([^,()]+(?:\([^()]*\))?, \"([a-z_-]+)\"" \
           r"|\b(?:value|contains|find)\(\"([a-z_-]+)\"|(?<!metrics)\[\"([a-z_-]+)\"\]"
 read_keys = {next(g for g in m.groups() if g) for m in re.finditer(readers, cc)}
@@ -98,7 +104,7 @@ if len(read_keys) < 20 or len(kinds_read) < 6:
     problems.append("the C++ scan found only %d keys and %d kinds: its patterns no longer match the code"
                     % (len(read_keys), len(kinds_read)))
 for key in sorted(read_keys - declared_fields - set(schema["events"])):
-    problems.append("sharing_findings.cc reads %r, which events_schema.json does not declare" % key)
+    problems.append("the rules (sharing_findings.cc, checks/) read %r, which events_schema.json does not declare" % key)
 for kind in sorted(kinds_read - set(schema["events"])):
     problems.append("sharing_findings.cc reads events of kind %r, which events_schema.json does not declare" % kind)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `sharebench exec` judging races on shared state in a user's program (wings/exec/checks/:
-# lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime), on programs written as the seeds and public
+# lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime), on programs written as tutorials, answers and public
 # A3C, Hogwild and IMPALA code write them (tests/exec_programs/): each planted bug caught by its check
 # in every repetition under fork, spawn and forkserver, naming both sides' lines and the fix; each
 # clean twin passing with the check exercised. A false alarm on a twin fails this test as much as a
@@ -11,42 +11,27 @@
 source "$(dirname "$0")/test_lib.sh" "$@"
 source "$(dirname "$0")/exec_lib.sh"
 src=$3
-export SB_REPS=${4:-2}
-py=/usr/bin/python3
-"$py" -c "import torch" 2>/dev/null || { echo "FAIL: $py cannot import torch (apt-get install python3-torch; ci/setup does)"; exit 1; }
-progs="$src/tests/exec_programs"
-cd "$out"
-all="--mp-start fork,spawn,forkserver --repetitions $SB_REPS"
-every='all(PRED for c in cells for r in reps)'
-caught() {  # caught CHECK TEXT PROGRAM: the check failed in every cell and repetition, saying TEXT and the program's line
-  local pred="verdict(c, \"$1\", r) == \"fail\" and \"$2\" in check(c, \"$1\", r)[\"message\"] and \"$3:\" in check(c, \"$1\", r)[\"message\"]"
-  echo "${every/PRED/$pred}"
-}
-clean='all(c["outcome"]["kind"] == "ok" and all(k["verdict"] in ("pass", "not-exercised") and "exposure" in k for k in c["repetitions"][r]["checks"]) for c in cells for r in reps)'
-exercised() {  # exercised CHECK...: each passed with a non-zero exposure everywhere
-  local names=$(printf '"%s",' "$@")
-  echo "all(verdict(c, n, r) == \"pass\" and check(c, n, r)[\"exposure\"][\"count\"] > 0 for c in cells for r in reps for n in ($names))"
-}
+exec_planted_pairs "${4:-2}"
 
-# --- Seed 000's Example 2: a module-level threading.Lock around optimizer.step() in four processes. --
-expect seed000 1 $all -- "$py" "$progs/seed000_threading_lock.py"
-judge seed000 "$(caught mutual-exclusion "threading.Lock made at" seed000_threading_lock.py)"
-judge seed000 "$(caught mutual-exclusion "around optimizer.step() on the same shared memory in 4 processes" seed000_threading_lock.py)"
-judge seed000 "$(caught mutual-exclusion "seed000_threading_lock.py:24 in train_step" seed000_threading_lock.py)"
-judge seed000 "$(caught mutual-exclusion "Fix: make one multiprocessing.Lock" seed000_threading_lock.py)"
-expect seed000_fixed 0 $all -- "$py" "$progs/seed000_threading_lock.py" --fixed
-judge seed000_fixed "$clean"
-judge seed000_fixed "$(exercised mutual-exclusion)"
+# --- A tutorial's "training with a lock": a module-level threading.Lock around optimizer.step() in four processes.
+expect lock_step 1 $all -- "$py" "$progs/module_lock_around_step.py"
+judge lock_step "$(caught mutual-exclusion "threading.Lock made at" module_lock_around_step.py)"
+judge lock_step "$(caught mutual-exclusion "around optimizer.step() on the same shared memory in 4 processes" module_lock_around_step.py)"
+judge lock_step "$(caught mutual-exclusion "module_lock_around_step.py:24 in train_step" module_lock_around_step.py)"
+judge lock_step "$(caught mutual-exclusion "Fix: make one multiprocessing.Lock" module_lock_around_step.py)"
+expect lock_step_fixed 0 $all -- "$py" "$progs/module_lock_around_step.py" --fixed
+judge lock_step_fixed "$clean"
+judge lock_step_fixed "$(exercised mutual-exclusion)"
 
-# --- Seed 004: an Array printed element by element while the master negates it, element by element. -
-expect seed004 1 $all -- "$py" "$progs/seed004_array_torn.py"
-judge seed004 "$(caught consistent-snapshots "changed while it was being read element by element" seed004_array_torn.py)"
-judge seed004 "$(caught consistent-snapshots "in <genexpr>; " seed004_array_torn.py)"  # a reader's line
-judge seed004 "$(caught consistent-snapshots "seed004_array_torn.py:45 in <module>. Each element" seed004_array_torn.py)"  # the writer's
-judge seed004 "$(caught consistent-snapshots "snapshot = arr[:]" seed004_array_torn.py)"
-expect seed004_fixed 0 $all -- "$py" "$progs/seed004_array_torn.py" --fixed
-judge seed004_fixed "$clean"
-judge seed004_fixed "$(exercised consistent-snapshots)"
+# --- An Array printed element by element while the master negates it, element by element. ---------
+expect array_torn 1 $all -- "$py" "$progs/array_printed_while_negated.py"
+judge array_torn "$(caught consistent-snapshots "changed while it was being read element by element" array_printed_while_negated.py)"
+judge array_torn "$(caught consistent-snapshots "in <genexpr>; " array_printed_while_negated.py)"  # a reader's line
+judge array_torn "$(caught consistent-snapshots "array_printed_while_negated.py:45 in <module>. Each element" array_printed_while_negated.py)"  # the writer's
+judge array_torn "$(caught consistent-snapshots "snapshot = arr[:]" array_printed_while_negated.py)"
+expect array_torn_fixed 0 $all -- "$py" "$progs/array_printed_while_negated.py" --fixed
+judge array_torn_fixed "$clean"
+judge array_torn_fixed "$(exercised consistent-snapshots)"
 
 # --- The A3C frame counter, `counter.value += 1` without the lock the launcher made. -----------------
 expect a3c_counter 1 $all -- "$py" "$progs/a3c_counter_unlocked.py"
@@ -70,7 +55,7 @@ expect global_step_fixed 0 $all -- "$py" "$progs/global_step_tensor.py" --fixed
 judge global_step_fixed "$clean"
 judge global_step_fixed "$(exercised lost-updates mutual-exclusion)"
 
-# --- Send, then refill: one batch buffer put on a Queue again and again (seed 001: shared, not copied);
+# --- Send, then refill: one batch buffer put on a Queue again and again (shared, not copied);
 # the twin's pool of buffers comes back from the consumer before each refill. --------------------------
 expect send_refill 1 $all -- "$py" "$progs/send_then_refill.py"
 judge send_refill "$(caught buffer-lifetime "was changed before it was received" send_then_refill.py)"

@@ -4,10 +4,20 @@
 #   2. a runner started with SIGCHLD ignored (`trap '' CHLD`) called `/bin/true` under exec a hang
 #      and every run cell UNEXPECTED; one started with SIGTERM blocked ran to the end after a
 #      `kill -TERM` and exited 0. Now both behave as if started clean
+#   4. report --out and merge --out followed another user's symlink, where run and exec refuse it.
+#      Now every command's output folder gets the one check (prepare_output_folder)
+#   5. merge made an exec run's output world-readable (0755 folder, 0644 results.json). Now the
+#      inputs' privacy goes with them through merge and report: 0700 and 0600
 #   7. a runner started with descriptors 0-2 closed gave the program a read-only /dev/null as
 #      stdout and no stderr: its output was lost. Now the program's output is in the results
 #   8. a SIGKILLed runner left runs/<id>/.reserve (16 MiB) that no later run removed. Now the next
 #      run removes the reserves of runs whose runner is gone, and nothing else of theirs
+#   9. an empty value (--blocks '', --budget '', --tie-margin '', --fault '', --shard '',
+#      exec --out '') or an empty item (exec --mp-start fork,,) fell back to the default; a results
+#      file's repetition_policy.blocks_min of 1e308, -1 or 2**63 printed "ranked in -2147483648
+#      blocks". Now each is refused with one line, exit 2
+#  11. an events file repeated by the program made exec take quadratic time (26 000 lines, 50 s).
+#      Now repeated lines are read once, a process's events of a kind are capped, and a note says so
 #  10. a program that killed exec's guard process made the supervisor die of SIGPIPE, reported as
 #      the program's hang ("liveness: rank 0: signal 13"). Now the run goes on and a note says so
 # usage: hardening_fifth_test.sh SHAREBENCH OUTDIR
@@ -51,6 +61,33 @@ code=$?
 [ $code -eq 143 ] || fail "a runner started with SIGTERM blocked exited $code after kill -TERM, want 143"
 grep -q '"interrupted"' "$out/blocked/results.json" || fail "the TERMed run's results are not marked interrupted"
 
+# --- 4. report --out and merge --out through another user's symlink ----------------------------------
+"$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 20 --format none --out "$out/r4" >/dev/null 2>&1 ||
+  fail "the base run failed"
+if [ "$(id -u)" -eq 0 ]; then
+  second_user sbneighbour
+  mkdir -p "$out/root-only" && chmod 700 "$out/root-only"
+  ln -s "$out/root-only" "$out/their-link" && chown -h sbneighbour "$out/their-link"
+  exit_is 2 "report --out a symlink another user planted" "$bin" report "$out/r4/results.json" --format md --out "$out/their-link"
+  grep -q "symbolic link owned by another user" "$out/last.err" || fail "report: the refusal does not say why: $(cat "$out/last.err")"
+  exit_is 2 "merge --out a symlink another user planted" "$bin" merge "$out/r4/results.json" --out "$out/their-link"
+  grep -q "symbolic link owned by another user" "$out/last.err" || fail "merge: the refusal does not say why: $(cat "$out/last.err")"
+  [ -z "$(ls -A "$out/root-only")" ] || fail "report or merge wrote through the other user's symlink"
+else
+  fail "not root: cannot make the second user these cases need"
+fi
+
+# --- 5. merge keeps exec's output its owner's ---------------------------------------------------------
+"$bin" exec --format none --out "$out/r5" -- /bin/sh -c 'echo API_TOKEN=secret' >/dev/null 2>&1 || fail "the exec run failed"
+"$bin" merge "$out/r5/results.json" --out "$out/r5-merged" >/dev/null 2>&1 || fail "merge of an exec run failed"
+[ "$(stat -c %a "$out/r5-merged")" = 700 ] || fail "merged folder of an exec run is $(stat -c %a "$out/r5-merged"), want 700"
+[ "$(stat -c %a "$out/r5-merged/results.json")" = 600 ] || fail "merged results.json of an exec run is $(stat -c %a "$out/r5-merged/results.json"), want 600"
+"$bin" report "$out/r5-merged/results.json" --format md --out "$out/r5-report" >/dev/null 2>&1 || fail "report of the merged run failed"
+[ "$(stat -c %a "$out/r5-report")" = 700 ] || fail "report folder of an exec run is $(stat -c %a "$out/r5-report"), want 700"
+[ "$(stat -c %a "$out/r5-report/report.md")" = 600 ] || fail "report.md of an exec run is $(stat -c %a "$out/r5-report/report.md"), want 600"
+"$bin" merge "$out/r4/results.json" --out "$out/r4-merged" >/dev/null 2>&1 || fail "merge of a run failed"
+[ "$(stat -c %a "$out/r4-merged/results.json")" = 644 ] || fail "merged results.json of a plain run is not 644"
+
 # --- 7. descriptors 0-2 closed ----------------------------------------------------------------------
 "$bin" exec --format none --out "$out/closed" -- /bin/sh -c 'echo marker-out; echo marker-err >&2; exit 3' <&- >&- 2>&-
 code=$?
@@ -76,6 +113,31 @@ sleep 0.5
 [ -n "$dead" ] && [ -f "$dead/results.json" ] || fail "the sweep removed more than the reserve (results.json of $dead)"
 cd "$out"
 
+# --- 9. empty and out-of-range values ---------------------------------------------------------------
+base=(run --scenario locked/whole-step --start fork --procs 1 --steps 20 --format none --out "$out/empty")
+for flag in --blocks --budget --tie-margin --fault --shard; do
+  exit_is 2 "run $flag ''" "$bin" "${base[@]}" "$flag" ""
+  grep -q -- "$flag was given an empty value" "$out/last.err" || fail "run $flag '': $(cat "$out/last.err")"
+done
+exit_is 2 "exec --out ''" "$bin" exec --out "" -- /bin/true
+exit_is 2 "exec --mp-start fork,," "$bin" exec --format none --out "$out/empty-mp" --mp-start fork,, -- /bin/true
+grep -q "has an empty item" "$out/last.err" || fail "exec --mp-start fork,,: $(cat "$out/last.err")"
+exit_is 2 "run --scenario locked/whole-step," "$bin" run --scenario locked/whole-step, --start fork --procs 1 --steps 20 \
+  --format none --out "$out/empty-list"
+"$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 20 --blocks 2 --format none --out "$out/ranked" \
+  >/dev/null 2>&1 || fail "the ranked base run failed"
+for bad in 1e308 -1 9223372036854775808; do
+  "$py" - "$out/ranked/results.json" "$out/bad-blocks.json" "$bad" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+run = json.loads(text)
+run["repetition_policy"]["blocks_min"] = "@@"
+open(sys.argv[2], "w").write(json.dumps(run).replace('"@@"', sys.argv[3]))
+PY
+  exit_is 2 "report of blocks_min $bad" "$bin" report "$out/bad-blocks.json"
+  grep -q "repetition_policy.blocks_min" "$out/last.err" || fail "blocks_min $bad: $(cat "$out/last.err")"
+done
+
 # --- 10. a program that kills exec's guard ------------------------------------------------------------
 "$bin" exec --format none --out "$out/guard" -- /bin/sh -c \
   'for p in $(pgrep -P $PPID); do [ "$p" != $$ ] && kill -9 "$p"; done; sleep 0.3' >"$out/guard.log" 2>&1
@@ -83,4 +145,21 @@ code=$?
 [ $code -eq 0 ] || { fail "a program that killed exec's guard: exec exited $code, want 0"; tail -5 "$out/guard.log"; }
 verdicts "$out/guard/results.json" | grep -qx "liveness pass" || fail "killing the guard made the supervisor's liveness fail"
 grep -q "guard process" "$out/guard/results.json" || fail "no note says the program killed exec's guard"
+# --- 11. a flood of events ---------------------------------------------------------------------------
+# The program copies its own events 30 000 times over and adds 150 000 lines of its own: the rules
+# read each line once, keep a bounded number per process and kind, and say so in a note. (Before: 26 000
+# repeated lines took 50 s, quadratic in the lines; the timeout only keeps a regression from hanging CI.)
+timeout -s KILL 120 "$bin" exec --format none --out "$out/flood" -- "$py" -c '
+import json, os
+path = os.environ["SHAREBENCH_EVENTS"]
+lines = open(path).read()
+with open(path, "a") as f:
+    f.write(lines * 30000)
+    for i in range(150000):
+        f.write(json.dumps({"event": "observed", "pid": 1, "t": i * 1e-6, "child": 2, "code": 0, "where": "x"}) + "\n")
+' >"$out/flood.log" 2>&1
+code=$?
+[ $code -eq 0 ] || { fail "exec of a program that floods its events file exited $code, want 0"; tail -5 "$out/flood.log"; }
+grep -q "repeated line" "$out/flood/results.json" || fail "no note says the events file was flooded"
+
 exit $status

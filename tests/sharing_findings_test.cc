@@ -352,6 +352,14 @@ TEST(SharingFindings, AHangInJoinNamesTheUsersLineNotTheHarnessHook) {
   const std::string why = diagnose_program(table, /*hung=*/true);
   EXPECT_NE(why.find("waits in join (multiprocessing/process.py:149), called from train.py:88 in main"), std::string::npos) << why;
   EXPECT_EQ(why.find("sharebench_watch"), std::string::npos) << why;
+  // A queue's get, wrapped by the send-and-receive hooks: the program's line, not the hook's.
+  table[0].python_stack =
+      "Current thread 0x1 (most recent call first):\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 103 in get\n"
+      "  File \"/tmp/sb/exec-hooks/sharebench_sends.py\", line 167 in wrapped\n"
+      "  File \"/home/u/early_crash.py\", line 30 in main\n";
+  const std::string queue = diagnose_program(table, /*hung=*/true);
+  EXPECT_NE(queue.find("waits in get (multiprocessing/queues.py:103), called from early_crash.py:30 in main"), std::string::npos) << queue;
 }
 
 TEST(SharingFindings, ASigbusDeathIsDiagnosedAsDevShmRunningOut) {

@@ -169,4 +169,9 @@ constexpr EnumWord<ScenarioKind> kScenarioKindWords[] = {
 std::string_view to_string(ScenarioKind k) { return word_of(kScenarioKindWords, k); }
 std::optional<ScenarioKind> parse_scenario_kind(std::string_view s) { return value_of_word(kScenarioKindWords, s); }
 
+bool keeps_program_output_private(const RunResult& run) {
+  return !run.readable_results &&
+         std::any_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) { return !c.config.command.empty(); });
+}
+
 }  // namespace sharebench

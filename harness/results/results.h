@@ -252,6 +252,12 @@ struct RunResult {
   std::vector<CellResult> cells;
 };
 
+// Whether a run's files must be its owner's alone: exec's cells keep what the program printed (a
+// token, a password), unless the run was asked to keep them readable (exec --readable-results).
+// Every writer of a run's files asks this: run, report, merge.
+bool keeps_program_output_private(const RunResult& run);
+
+
 // Pure: the cell's notes over all its repetitions, each once, in order of first appearance.
 std::vector<std::string> distinct_notes(const CellResult& cell);
 // Per check name, the cells where it was not exercised in some repetition (Verdict::kNotExercised),

@@ -9,10 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string_view>
+
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -286,6 +289,26 @@ RunResult results_from_json(const json& j) {
     run.environment = j.at("environment").get<std::map<std::string, std::string>>();
     run.shard = j.value("shard", ShardInfo{});
     run.merged_from = j.value("merged_from", std::vector<std::string>{});
+    if (j.contains("repetition_policy") && j["repetition_policy"].is_object()) {
+      // Counts read into an int: a 1e308 or a -1 would become garbage ("ranked in -2147483648
+      // blocks"), so each is held to what `run` accepts before it is converted.
+      const json& policy = j["repetition_policy"];
+      for (const auto& [key, lo, hi] : {std::tuple{"fixed", 1, 1000}, std::tuple{"blocks_min", 0, 1000},
+                                        std::tuple{"blocks_max", 0, 1000}}) {
+        if (!policy.contains(key)) continue;
+        const json& v = policy[key];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
+          throw ResultsFormatError(fmt::format("results file: repetition_policy.{} is {} ({}..{})", key, v.dump(), lo, hi));
+        }
+      }
+      for (const char* key : {"target", "budget_s", "min_timed_s", "tie_margin"}) {
+        if (policy.contains(key) && (!policy[key].is_number() || !std::isfinite(policy[key].get<double>()) ||
+                                     policy[key].get<double>() < 0)) {
+          throw ResultsFormatError(fmt::format("results file: repetition_policy.{} is {} (a number, 0 or more)", key,
+                                               policy[key].dump()));
+        }
+      }
+    }
     run.repetitions = j.value("repetition_policy", RepetitionPolicy{});
     run.readable_results = j.value("readable_results", false);
     run.cells = j.at("cells").get<std::vector<CellResult>>();

@@ -159,33 +159,31 @@ void sweep_dead_reserves(const std::string& runs_root) {
 }
 }  // namespace
 
+void prepare_output_folder(const std::string& dir, const char* what, bool owner_only) {
+  refuse_if_another_users(dir, what);
+  std::error_code ec;
+  const bool existed = fs::exists(dir, ec);
+  fs::create_directories(dir, ec);
+  if (!existed && !ec) {
+    // Readable by all (or the owner alone), writable by the owner alone, whatever the umask (under
+    // umask 000 a run directory would otherwise be world-writable).
+    fs::permissions(dir, owner_only ? fs::perms::owner_all : static_cast<fs::perms>(0755), ec);  // rwx------ / rwxr-xr-x
+  }
+  if (ec || !fs::is_directory(dir)) {
+    throw OutputPathError(fmt::format("cannot create output directory '{}': {}", dir,
+                                      ec ? ec.message() : "a file of that name exists"));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) throw OutputPathError(fmt::format("output directory '{}' is not writable", dir));
+}
+
 RunDirectory RunDirectory::create(const std::string& out_dir, const std::string& runs_root,
                                   const std::string& run_id, bool owner_only) {
-  if (out_dir.empty()) {
-    refuse_if_another_users(runs_root, "the runs folder");
-  } else {
-    refuse_if_another_users(out_dir, "--out");
-  }
+  if (out_dir.empty()) refuse_if_another_users(runs_root, "the runs folder");
   RunDirectory d;
   d.owner_only_ = owner_only;
   d.path_ = out_dir.empty() ? runs_root + "/" + run_id : out_dir;
+  prepare_output_folder(d.path_, out_dir.empty() ? "the run folder" : "--out", owner_only);
   std::error_code ec;
-  const bool existed = fs::exists(d.path_, ec);
-  fs::create_directories(d.path_, ec);
-  if (!existed && !ec) {
-    // Readable by all, writable by the owner alone, whatever the umask (under umask 000 a run
-    // directory would otherwise be world-writable).
-    fs::permissions(d.path_,
-                    owner_only ? fs::perms::owner_all : static_cast<fs::perms>(0755),  // rwxr-xr-x
-                    ec);
-  }
-  if (ec || !fs::is_directory(d.path_)) {
-    throw OutputPathError(fmt::format("cannot create output directory '{}': {}", d.path_,
-                                         ec ? ec.message() : "a file of that name exists"));
-  }
-  if (::access(d.path_.c_str(), W_OK) != 0) {
-    throw OutputPathError(fmt::format("output directory '{}' is not writable", d.path_));
-  }
   d.lock_ = lock_for_this_run(d.path_);
   d.reserve_ = std::make_shared<Reserve>(d.file(".reserve"));
   if (out_dir.empty()) sweep_dead_reserves(runs_root);

@@ -40,6 +40,13 @@ class RunDirectory {
   std::shared_ptr<Reserve> reserve_;  // DIR/.reserve, removed with the last copy if still there
 };
 
+// The one check every command's output folder gets (run, exec, report, merge): refuses a path that
+// is another user's symbolic link or folder (it could send the files anywhere, or move them away);
+// creates it with its parents, 0700 when `owner_only` (it will hold a program's output), else 0755,
+// whatever the umask; checks it is a writable folder. Throws OutputPathError, one line naming `what`
+// ("--out") and the path.
+void prepare_output_folder(const std::string& dir, const char* what, bool owner_only);
+
 // Throws OutputPathError naming the file and the system's reason when it cannot be written.
 // `mode`: the new file's permissions (0600 for a file that holds a program's output).
 void write_file_atomically(const std::string& path, const std::string& contents, unsigned mode = 0644);

@@ -1,6 +1,6 @@
 """A producer process that fills one preallocated batch buffer and puts it on a torch.multiprocessing
 Queue, batch after batch, as a data pipeline written to avoid allocations might: the buffer is
-shared, not copied (seed 001), so by the time the consumer reads a batch, the producer may already
+shared, not copied, so by the time the consumer reads a batch, the producer may already
 be writing the next one into it. A planted bug for `sharebench exec` (buffer-lifetime); --fixed
 keeps a pool of buffers the consumer hands back (by index, on a second queue) before they are
 refilled.

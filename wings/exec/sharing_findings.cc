@@ -14,6 +14,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -872,14 +874,45 @@ void judge_headroom(const std::vector<json>& events, const std::vector<ProcessRe
 }  // namespace
 
 std::vector<json> read_sharing_events(const std::string& path) {
+  // A flood (a program that writes the events file itself, or a file repeated) must not cost the
+  // rules' time per event pair: lines seen before are skipped, a process's reports of shared state
+  // are kept only as its last one (each holds all it saw), each process keeps at most
+  // kMaxEventsPerKind events of a kind, and the file at most kMaxEvents; what was left out is said
+  // once, in a note.
+  constexpr std::size_t kMaxEvents = 100000, kMaxEventsPerKind = 2048;
   std::vector<json> events;
+  std::unordered_set<std::size_t> seen;
+  std::map<std::pair<int, std::string>, std::size_t> per_kind;
+  std::map<int, std::size_t> last_state;  // pid -> index of its last shared-state report
+  std::size_t duplicates = 0, dropped = 0;
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
+    if (!seen.insert(std::hash<std::string>{}(line)).second) {
+      ++duplicates;
+      continue;
+    }
     try {
       json j = parse_json_bounded(line);  // a program's line: malformed or too deep is skipped
-      if (j.is_object()) events.push_back(std::move(j));
+      if (!j.is_object()) continue;
+      const int pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<int>() : 0;
+      const std::string kind = j.contains("event") && j["event"].is_string() ? j["event"].get<std::string>() : "";
+      if (kind == "shared-state") {
+        if (const auto it = last_state.find(pid); it != last_state.end()) {
+          events[it->second] = std::move(j);  // the newer report holds all the older one did
+          continue;
+        }
+        last_state[pid] = events.size();
+      }
+      if (events.size() >= kMaxEvents || ++per_kind[{pid, kind}] > kMaxEventsPerKind) {
+        ++dropped;
+        continue;
+      }
+      events.push_back(std::move(j));
     } catch (const std::exception&) {
     }
+  }
+  if (duplicates > 0 || dropped > 0) {
+    events.push_back(json{{"event", "events-capped"}, {"pid", 0}, {"t", 0.0}, {"duplicates", duplicates}, {"dropped", dropped}});
   }
   return events;
 }
@@ -960,6 +993,12 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
     judge_gradients(events, f);
     judge_copy_on_read(events, f);
   }
+  for (const json* e : events_of(events, "events-capped")) {
+    f.notes.push_back(fmt::format("the events file held {} repeated line(s) and {} more than the rules read (at most "
+                                  "2 048 of a kind per process, 100 000 in all): something besides the hooks wrote to "
+                                  "it, or a process reported far more than a program does; what was left out was not judged",
+                                  int_of(*e, "duplicates"), int_of(*e, "dropped")));
+  }
   if (!events.empty()) {  // the hooks ran: they saw exit codes read, and what was done to shared state
     judge_deaths(events, processes, machine, f);
     exec_checks::judge_all(events, f);
@@ -1013,9 +1052,18 @@ std::vector<std::pair<std::string, std::string>> main_thread_frames(const std::s
   return frames;
 }
 
+// The harness's own hooks (sharebench_watch.py, sharebench_shared_state.py, sharebench_sends.py, ...)
+// wrap the program's calls (Process.start, join's poll, a queue's get).
+bool hook_file(const std::string& where) {
+  constexpr std::string_view kHookFilePrefix = "sharebench_";
+  for (std::size_t at = where.find(kHookFilePrefix); at != std::string::npos; at = where.find(kHookFilePrefix, at + 1)) {
+    if ((at == 0 || where[at - 1] == '/' || where[at - 1] == '"') && where.find(".py", at) != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool library_file(const std::string& where) {
-  // The harness's own hooks wrap the program's calls (Process.start, join's poll): never the user's line.
-  if (where.find("sharebench_watch.py") != std::string::npos) return true;
+  if (hook_file(where)) return true;  // never the user's line
   return where.find("/usr/lib/python3") != std::string::npos || where.find("/site-packages/") != std::string::npos ||
          where.find("/dist-packages/") != std::string::npos || where.rfind("<frozen", 0) == 0;
 }
@@ -1054,7 +1102,10 @@ std::string diagnose_program(const std::vector<ProcessRecord>& processes, bool h
       if (user == 0) {
         first = fmt::format("the program (pid {}) is at {} in {}", program->pid, short_path(frames[0].first), frames[0].second);
       } else {
-        const auto& [where, fn] = frames[user - 1];
+        // The library's call, not a hook wrapped around it (a queue's get wrapped by sharebench_sends.py).
+        std::size_t callee = user - 1;
+        while (callee > 0 && hook_file(frames[callee].first)) --callee;
+        const auto& [where, fn] = frames[callee];
         first = fmt::format("the program (pid {}) waits in {} ({}){}", program->pid, fn, short_path(where),
                             user < frames.size() ? fmt::format(", called from {} in {}", short_path(frames[user].first),
                                                                frames[user].second)

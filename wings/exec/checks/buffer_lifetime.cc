@@ -1,6 +1,6 @@
 // buffer-lifetime in a user's program: a tensor sent through a Queue, SimpleQueue or Pipe two or
 // more times (the same storage: a producer's reused buffer) that a receiver saw with contents it was
-// never sent with. A tensor sent between processes is shared, not copied (seed 001), so the receiver
+// never sent with. A tensor sent between processes is shared, not copied, so the receiver
 // reads whatever the sender wrote into it since: a producer that refills the buffer it just put makes
 // the consumer read the next batch. Judged by what happened: a strided sample's sum at each send and
 // each receive (sharebench_sends.py), paired in order: a queue is first in, first out, so the k-th
@@ -95,12 +95,7 @@ void judge_buffer_lifetime(const ExecCheckInput& in, SharingFindings& f) {
   f.to_raise[std::string(checks::kBufferLifetime)] =
       "a program that sends the same tensor through a Queue or Pipe more than once";
   const Exposure seen{compared, "receives of tensors sent more than once compared"};
-  if (findings.empty()) {
-    f.checks.push_back(Check{checks::kBufferLifetime, Verdict::kPass, std::nullopt,
-                             "every tensor sent more than once was received as it was sent", seen});
-    return;
-  }
-  f.checks.push_back(Check{checks::kBufferLifetime, Verdict::kFail, std::nullopt, fmt::format("{}", fmt::join(findings, " | ")), seen});
+  add_verdict(f, checks::kBufferLifetime, findings, "every tensor sent more than once was received as it was sent", seen);
 }
 
 }  // namespace sharebench::exec_checks

@@ -1,7 +1,6 @@
 // consistent-snapshots in a user's program: a read of a shared Array element by element (iterating
 // it, a loop of arr[i]) during which the Array changed, so the reader got a mix of two versions
-// (seed 004: each element read and written under the Array's own lock, which guards one element at a
-// time). Judged by what happened: the Array's contents at the read's first and last element,
+// (each element read and written under the Array's own lock, which guards one element at a time). Judged by what happened: the Array's contents at the read's first and last element,
 // compared. Writers are named from every process's writes to the same Array. Reading it with
 // arr[:] (one lock hold), or holding one lock around the whole read and the whole write, is clean.
 #include <algorithm>
@@ -62,13 +61,7 @@ void judge_consistent_snapshots(const ExecCheckInput& in, SharingFindings& f) {
         s.what, in.shared_state.made_at(key).empty() ? "" : fmt::format(" made at {}", in.shared_state.made_at(key)), s.torn, s.passes, sites_by_pid(s.readers),
         others.empty() ? std::string("a writer the hooks did not see (a slice or raw write)") : sites_by_pid(others)));
   }
-  if (findings.empty()) {
-    f.checks.push_back(Check{checks::kConsistentSnapshots, Verdict::kPass, std::nullopt,
-                             "no shared Array changed while it was read element by element", seen});
-    return;
-  }
-  f.checks.push_back(Check{checks::kConsistentSnapshots, Verdict::kFail, std::nullopt,
-                           fmt::format("{}", fmt::join(findings, " | ")), seen});
+  add_verdict(f, checks::kConsistentSnapshots, findings, "no shared Array changed while it was read element by element", seen);
 }
 
 }  // namespace sharebench::exec_checks

@@ -1,6 +1,9 @@
 // exec_checks: the table of exec's one-file checks.
 #include "wings/exec/checks/exec_checks.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace sharebench::exec_checks {
 
 const std::vector<ExecCheck>& registered() {
@@ -11,6 +14,15 @@ const std::vector<ExecCheck>& registered() {
       {checks::kBufferLifetime, judge_buffer_lifetime},
   };
   return table;
+}
+
+void add_verdict(SharingFindings& f, CheckId id, const std::vector<std::string>& findings, const std::string& clean,
+                 const Exposure& seen) {
+  if (findings.empty()) {
+    f.checks.push_back(Check{id, Verdict::kPass, std::nullopt, clean, seen});
+  } else {
+    f.checks.push_back(Check{id, Verdict::kFail, std::nullopt, fmt::format("{}", fmt::join(findings, " | ")), seen});
+  }
 }
 
 void judge_all(const std::vector<nlohmann::json>& events, SharingFindings& findings) {

@@ -30,6 +30,11 @@ struct ExecCheck {
 // Every registered check, in the order their verdicts are listed.
 const std::vector<ExecCheck>& registered();
 
+// The one way a check here says its verdict: passing with `clean` when it found nothing, else
+// failing with its findings joined; either way with its exposure.
+void add_verdict(SharingFindings& f, CheckId id, const std::vector<std::string>& findings, const std::string& clean,
+                 const Exposure& seen);
+
 // Runs every registered check over one repetition's events.
 void judge_all(const std::vector<nlohmann::json>& events, SharingFindings& findings);
 

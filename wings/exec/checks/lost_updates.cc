@@ -4,10 +4,11 @@
 // all of them. The read and the write are two steps: another process's write between them is
 // overwritten. Judged on the structure (so a run whose interleaving happened to lose nothing is still
 // caught), with what happened beside it: the increments the processes made against the change that
-// landed in the value. Seed 000 (a threading.Lock around it) and the A3C frame counter are this bug.
+// landed in the value. A counter under a threading.Lock and the A3C frame counter without its lock are this bug.
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -128,7 +129,8 @@ void judge_lost_updates(const ExecCheckInput& in, SharingFindings& f) {
       if (what.empty()) what = w.place->value("what", "");
     }
     const std::string made = view.made_at(key);
-    const bool tensor = what.find("tensor") != std::string::npos;
+    constexpr std::string_view kTensorWhat = "shared tensor";  // sharebench_shared_state.py's _tensor_place
+    const bool tensor = what.rfind(kTensorWhat, 0) == 0;
     findings.push_back(fmt::format(
         "{}{} was read, changed and written back by {} processes with no lock they share held across the "
         "read and the write ({}): {}. Another process's write between the two is overwritten. Fix: hold one "
@@ -140,16 +142,12 @@ void judge_lost_updates(const ExecCheckInput& in, SharingFindings& f) {
   }
   f.metrics["exec_shared_values_updated_by_several"] = places_shared;
   const Exposure seen{rmws, "read-modify-writes of values that two or more processes update seen"};
-  if (findings.empty()) {
-    f.checks.push_back(Check{checks::kLostUpdates, Verdict::kPass, std::nullopt,
-                             places_shared == 0 ? "no shared value was read, changed and written back by two processes"
-                                                : fmt::format("{} shared value(s) updated by several processes, each "
-                                                              "under one lock they all held",
-                                                              places_shared),
-                             seen});
-    return;
-  }
-  f.checks.push_back(Check{checks::kLostUpdates, Verdict::kFail, std::nullopt, fmt::format("{}", fmt::join(findings, " | ")), seen});
+  add_verdict(f, checks::kLostUpdates, findings,
+              places_shared == 0 ? "no shared value was read, changed and written back by two processes"
+                                 : fmt::format("{} shared value(s) updated by several processes, each under one lock they "
+                                               "all held",
+                                               places_shared),
+              seen);
 }
 
 }  // namespace sharebench::exec_checks

@@ -76,12 +76,8 @@ void judge_mutual_exclusion(const ExecCheckInput& in, SharingFindings& f) {
                     : "each process made its own (a lock made at module level is made again in every spawned child)"));
   }
   const Exposure seen{holds, "holds of a lock around writes to memory that two or more processes write seen"};
-  if (findings.empty()) {
-    f.checks.push_back(Check{checks::kMutualExclusion, Verdict::kPass, std::nullopt,
-                             "every lock held around shared writes in several processes is one lock they share", seen});
-    return;
-  }
-  f.checks.push_back(Check{checks::kMutualExclusion, Verdict::kFail, std::nullopt, fmt::format("{}", fmt::join(findings, " | ")), seen});
+  add_verdict(f, checks::kMutualExclusion, findings,
+              "every lock held around shared writes in several processes is one lock they share", seen);
 }
 
 }  // namespace sharebench::exec_checks

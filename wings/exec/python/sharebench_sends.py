@@ -1,7 +1,7 @@
 """Tensors sent between processes and changed before they were received, for `sharebench exec`
 (the buffer-lifetime check, wings/exec/checks/buffer_lifetime.cc). Loaded by sharebench_watch.py.
 
-A tensor put on a torch.multiprocessing Queue, SimpleQueue or Pipe is shared, not copied (seed 001):
+A tensor put on a torch.multiprocessing Queue, SimpleQueue or Pipe is shared, not copied:
 the receiver maps the sender's storage. A producer that refills the buffer it just sent makes the
 consumer read the next batch's data. Each send and each receive of a tensor is fingerprinted (a
 strided sample of at most 1 024 of its elements, summed) with its time, and its storage named as the
@@ -160,7 +160,7 @@ def _wrap(owner, name, before=None, after=None):
             try:
                 before(obj)
             except Exception as error:
-                _failed(name, error)
+                _failed("sends: " + name, error)
             return original(self, obj, *args, **kwargs)
     else:
         def wrapped(self, *args, **kwargs):
@@ -168,21 +168,14 @@ def _wrap(owner, name, before=None, after=None):
             try:
                 after(result)
             except Exception as error:
-                _failed(name, error)
+                _failed("sends: " + name, error)
             return result
 
     wrapped._sharebench_wrapped = True
     setattr(owner, name, wrapped)
 
 
-_failures = 0
-
-
-def _failed(where, error):
-    global _failures
-    _failures += 1
-    if _failures <= 3 and _emit is not None:
-        _emit("hook-error", where="sends: " + where, error="%s: %s" % (type(error).__name__, error))
+_failed = None  # sharebench_shared_state's: a hook that fails reports it (at most 3 times) and goes on
 
 
 def _patch_queues(queues):
@@ -197,8 +190,9 @@ def _patch_connection(connection):
 
 
 def install(emit, user_location, shared_state, after_import):
-    global _emit, _user_location, _key, _note_activity
+    global _emit, _user_location, _key, _note_activity, _failed
     _emit, _user_location, _key, _note_activity = emit, user_location, shared_state._key, shared_state.note_activity
+    _failed = shared_state.report_failure
     shared_state.add_report(report, has_anything)
     after_import["multiprocessing.queues"] = _patch_queues
     after_import["multiprocessing.connection"] = _patch_connection

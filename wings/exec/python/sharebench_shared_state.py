@@ -735,11 +735,16 @@ def note_optimizer_step(params):
 _failures = 0
 
 
-def _failed(where, error):
+def report_failure(where, error):
+    """A hook of these modules failed: said (the first 3 times) and the program goes on."""
     global _failures
     _failures += 1
     if _failures <= 3 and _emit is not None:
-        _emit("hook-error", where="shared state: " + where, error="%s: %s" % (type(error).__name__, error))
+        _emit("hook-error", where=where, error="%s: %s" % (type(error).__name__, error))
+
+
+def _failed(where, error):
+    report_failure("shared state: " + where, error)
 
 
 _extra_reports = []  # (report, has_anything) of the other modules that report with these events

@@ -1,6 +1,6 @@
-"""Seed 000's Example 2, "Training with a Lock", as it is published (without its
-optimizer.share_memory() line, which SGD does not have): four mp.Process workers each take one
-optimizer step on a shared model, inside a module-level threading.Lock. Under fork each process
+"""A "training with a lock" example as tutorials publish it (less an optimizer.share_memory() call,
+which SGD does not have): four mp.Process workers each take one optimizer step on a shared model,
+inside a module-level threading.Lock. Under fork each process
 gets its own copy of that lock; under spawn and forkserver each child makes a new one when it
 imports the module. It excludes no one. A planted bug for `sharebench exec` (mutual-exclusion);
 --fixed makes one multiprocessing.Lock in the parent and passes it to every worker.

@@ -1,10 +1,10 @@
-"""Seed 004's program, bounded: a master negates every element of a multiprocessing Array as fast as
-it can while three workers print it. In the form of the answer's first attempt, each element is read
-and written under the Array's own lock, which guards one element at a time: a worker prints a mix
-of two versions (0,-1,2,-3,...). A planted bug for `sharebench exec` (consistent-snapshots); --fixed
-is the answer's final form, one RLock passed as the Array's lock and held around the whole loops.
-The master runs for --seconds (the answer's runs until Ctrl-C), then terminates its workers as the
-answer does.
+"""A master that negates every element of a multiprocessing Array as fast as it can while three
+workers print it, as a question-and-answer thread on sharing weights through an Array shows it,
+bounded. In the form of its first attempt, each element is read and written under the Array's own
+lock, which guards one element at a time: a worker prints a mix of two versions (0,-1,2,-3,...). A
+planted bug for `sharebench exec` (consistent-snapshots); --fixed is the thread's final form, one
+RLock passed as the Array's lock and held around the whole loops. The master runs for --seconds
+(the original runs until Ctrl-C), then terminates its workers as the original does.
 """
 import sys
 import time
