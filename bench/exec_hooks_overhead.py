@@ -41,9 +41,9 @@ PROGRAMS = [("hogwild.py", "examples/python/hogwild.py", [], {}),
             # what it costs per second, its start-up (a few ms a process) spread thinner.
             ("mnist_hogwild layout, 400 epochs", "tests/exec_programs/hogwild_no_zero_grad.py",
              ["--fixed", "--epochs", "400"], {"OPENBLAS_NUM_THREADS": "1"}),
-            # An inference pool: two workers run forward() on a shared model and read each answer
-            # with item(), which the race hooks watch (a shared counter's read), about 2 s.
-            ("inference server", "tests/exec_programs/inference_server.py", ["--requests", "6000"],
+            # An inference pool: two workers run forward() on a shared model, 20 us a request, and
+            # read each answer with item(), which the race hooks look at; about 4.5 s, 3 of them serving.
+            ("inference server", "tests/exec_programs/inference_server.py", ["--requests", "150000"],
              {"OPENBLAS_NUM_THREADS": "1"})]
 ENV = dict(os.environ)  # the program's environment, plain or under exec alike
 
