@@ -255,7 +255,11 @@ TEST_P(EveryStartMethod, MemoryGrownInABurstTooShortToSampleStillFails) {
   ASSERT_NE(m, nullptr) << "no memory check";
   EXPECT_EQ(m->verdict, Verdict::kFail) << m->message;
   EXPECT_NE(m->message.find("rank 1's private memory"), std::string::npos) << m->message;
-  EXPECT_NE(m->message.find("as its work began"), std::string::npos) << m->message;
+  // Judged on its first and last readings; on a loaded machine, where faulting 96 MiB in takes long
+  // enough for samples (CI, 28 Nov), on those: caught either way.
+  EXPECT_TRUE(m->message.find("as its work began") != std::string::npos ||
+              m->message.find("a quarter of the way through its work") != std::string::npos)
+      << m->message;
   const Repetition quick = run_repetition(probe("ok", GetParam(), 2), 0);
   const Check* q = find_check(quick, "memory");
   ASSERT_NE(q, nullptr) << "no memory check";
