@@ -167,7 +167,9 @@ TEST(MemoryWatch, CatchesGrowthAndNewSharedMemoryWithinItsAllowance) {
   ::waitpid(child, nullptr, 0);
   ::shm_unlink(("/" + name).c_str());
   EXPECT_GE(row.rss_mb_peak, 500) << "the resident size is read every 250 ms";
-  EXPECT_GE(row.uss_mb_peak, 500) << "growth past the last walk's size calls for a walk";
+  // A walk comes when the resident size has grown by a tenth since the last one: a child that faults
+  // its 512 MiB in slowly (a loaded machine) may be walked at 474 MiB and not again for the last 8 %.
+  EXPECT_GE(row.uss_mb_peak, 512 / 1.1 - 16) << "growth past the last walk's size calls for a walk";
   EXPECT_GE(row.samples, 2);
   EXPECT_TRUE(sighted) << "a name new in /dev/shm is looked for at once";
   const double allowance = static_cast<double>(MemoryWatch::kFirstAllowanceNs) +

@@ -246,7 +246,7 @@ TEST_P(EveryStartMethod, PrivateMemoryThatKeepsGrowingFailsTheMemoryCheck) {
 }
 
 // A work() too short for the watchdog's samples is judged on its readings as it began and ended:
-// 96 MiB in milliseconds fails, the instant clean worker passes; never `not exercised`.
+// 192 MiB in milliseconds fails, the instant clean worker passes; never `not exercised`.
 TEST_P(EveryStartMethod, MemoryGrownInABurstTooShortToSampleStillFails) {
   if (GetParam() == StartMethod::kThread) GTEST_SKIP() << "threads share one process: no figure per worker";
   if (std::string_view(sanitizer_in_build()) == "AddressSanitizer") GTEST_SKIP() << "ASan's quarantine: no memory check";
@@ -255,7 +255,7 @@ TEST_P(EveryStartMethod, MemoryGrownInABurstTooShortToSampleStillFails) {
   ASSERT_NE(m, nullptr) << "no memory check";
   EXPECT_EQ(m->verdict, Verdict::kFail) << m->message;
   EXPECT_NE(m->message.find("rank 1's private memory"), std::string::npos) << m->message;
-  // Judged on its first and last readings; on a loaded machine, where faulting 96 MiB in takes long
+  // Judged on its first and last readings; on a loaded machine, where faulting 192 MiB in takes long
   // enough for samples (CI, 28 Nov), on those: caught either way.
   EXPECT_TRUE(m->message.find("as its work began") != std::string::npos ||
               m->message.find("a quarter of the way through its work") != std::string::npos)
