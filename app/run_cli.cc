@@ -78,7 +78,7 @@ std::string empty_value_in(const CLI::App& app, int argc, char** argv) {
         if (!matched) continue;
         const std::string d(1, opt->get_delimiter());
         if (value.empty() || value.find(d + d) != std::string::npos || value.front() == d[0] || value.back() == d[0]) {
-          return fmt::format("{} '{}' has an empty item", name, value);
+          return fmt::format("{} must be a comma-separated list without empty elements, got '{}'", name, value);
         }
       }
     }

@@ -212,7 +212,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run --chaos -1", "--chaos must be a whole number from 0"},
                       BadInput{"soak --seed -1", "--seed: '-1' is not a whole number"},
                       BadInput{"soak --chaos 1x", "--chaos must be a whole number from 0"},  // the cell flag's own row
-                      BadInput{"run --out ''", "--out must name a directory"},
+                      BadInput{"run --out ''", "--out was given an empty value"},
                       BadInput{"run --hang-timeout 30 --deadline 20", "--deadline (20 s) must be at least --hang-timeout"},
                       BadInput{"run --fault kill:4294967297@5", "the rank must be 0..63"},
                       BadInput{"run --shard 0/2", "--shard K must be a whole number from 1 to 2"},

@@ -121,7 +121,7 @@ for flag in --blocks --budget --tie-margin --fault --shard; do
 done
 exit_is 2 "exec --out ''" "$bin" exec --out "" -- /bin/true
 exit_is 2 "exec --mp-start fork,," "$bin" exec --format none --out "$out/empty-mp" --mp-start fork,, -- /bin/true
-grep -q "has an empty item" "$out/last.err" || fail "exec --mp-start fork,,: $(cat "$out/last.err")"
+grep -q "without empty elements" "$out/last.err" || fail "exec --mp-start fork,,: $(cat "$out/last.err")"
 exit_is 2 "run --scenario locked/whole-step," "$bin" run --scenario locked/whole-step, --start fork --procs 1 --steps 20 \
   --format none --out "$out/empty-list"
 "$bin" run --scenario locked/whole-step --start fork --procs 1 --steps 20 --blocks 2 --format none --out "$out/ranked" \

@@ -271,10 +271,14 @@ class Supervisor {
           // No row left for its figures, but it is still watched: alive, ended, a helper or a
           // survivor (a program of hundreds of short workers starts torch_shm_manager late).
           auto [u, first] = untracked_.try_emplace(s.pid, Untracked{s.start_ticks, false});
+          std::string marker;
           if (first || u->second.start_ticks != s.start_ticks) {
             if (first) ++b_.untracked;
-            std::string marker;
-            u->second = Untracked{s.start_ticks, is_helper_command(read_cmdline(s.pid), &marker), false};
+            u->second = Untracked{s.start_ticks, is_helper_command(read_cmdline(s.pid), &marker), false, now};
+          } else if (!u->second.helper && now - u->second.first_seen_ns < kYoungNs) {
+            // Seen before its exec (`bash -c "exec -a torch_shm_manager ..."`, a Popen's child): its
+            // command line is read again while it is young, as a row's is.
+            u->second.helper = is_helper_command(read_cmdline(s.pid), &marker);
           }
           alive.insert(s.pid);
           continue;
@@ -499,6 +503,7 @@ class Supervisor {
     std::uint64_t start_ticks = 0;
     bool helper = false;
     bool survivor = false;  // killed at the end: counted once
+    std::int64_t first_seen_ns = 0;
   };
   std::map<pid_t, Untracked> untracked_;
   std::optional<MemoryWatch> memory_;  // made as the program starts
