@@ -5,7 +5,7 @@
 # files' own choice. They kill and crash their children on purpose and assert on it; exec must
 # call every cell ok (a false alarm on a correct program is a bug) and each file's tests must pass.
 #   bash tests/pytorch_own_tests.sh SHAREBENCH OUTDIR SOURCE_DIR [CACHE_DIR]
-# The source tarball (18 MB) comes from deb.debian.org once into CACHE_DIR (default: OUTDIR/..),
+# The source tarball (18 MB) comes from Debian's source package (the archive apt is configured with) once into CACHE_DIR (default: OUTDIR/..),
 # checked against the sha256 of its .dsc; without it the test fails, saying so.
 source "$(dirname "$0")/test_lib.sh" "$@"
 src=$3
@@ -14,11 +14,15 @@ py=/usr/bin/python3
 tarball=pytorch_1.13.1+dfsg.orig.tar.xz
 sha256=d0355588b8528566d477e6ebf1b4d9d036a6fd75711339f66b27472ce5879dc7
 mkdir -p "$cache"
+# The archive apt is configured with (its first URIs/deb line that is not a security archive).
+mirror=$( (grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}';
+           grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}') | grep -v security | head -1)
 if ! echo "$sha256  $cache/$tarball" | sha256sum -c --quiet 2>/dev/null; then
-  curl -sSf --max-time 300 -o "$cache/$tarball.part" "http://deb.debian.org/debian/pool/main/p/pytorch/$tarball" &&
+  [ -n "$mirror" ] || { echo "FAIL: no Debian archive in apt's sources to fetch PyTorch's source package from"; exit 1; }
+  curl -sSf --max-time 300 -o "$cache/$tarball.part" "$mirror/pool/main/p/pytorch/$tarball" &&
     mv "$cache/$tarball.part" "$cache/$tarball"
   echo "$sha256  $cache/$tarball" | sha256sum -c --quiet ||
-    { echo "FAIL: PyTorch's source ($tarball) could not be fetched from deb.debian.org or its sha256 differs"; exit 1; }
+    { echo "FAIL: PyTorch's source ($tarball) could not be fetched from $mirror or its sha256 differs"; exit 1; }
 fi
 tests=pytorch-1.13.1/test
 tar -xf "$cache/$tarball" -C "$out" "$tests/test_multiprocessing.py" "$tests/test_multiprocessing_spawn.py" \
