@@ -66,51 +66,70 @@ TEST(ChaosPhases, TheSameSeedDrawsTheSamePlanAndAnotherSeedAnother) {
 
 // Two threads as two ranks of one repetition under --chaos: released from the start barrier into
 // the first burst, at their first beat each waits for the other, and both go through it.
-TEST(ChaosRendezvous, WorkersInABurstMeetBeforeTheirNextStep) {
+//
+// What is asserted needs rank 0 to beat inside the first burst (at least 1 ms long). On a loaded CI
+// VM (27 Nov 2026) the early thread was once held off its core past that burst, beat in a shake and
+// had no rendezvous to join; such a try says nothing about the rendezvous and is run again, up to
+// twenty times, before the test fails for want of a try it can judge.
+struct RendezvousTry {
+  ChaosBudget budget;
+  ChaosTally tallies[2];
+  std::int64_t left_ns[2] = {0, 0}, beat_ns[2] = {0, 0};
+};
+
+void run_rendezvous_try(RendezvousTry& t) {
   CellConfig cell;
   cell.procs = 2;
   cell.chaos_seed = 11;
-  ChaosBudget budget;
-  ChaosTally tallies[2];
-  std::atomic<std::int64_t> left_ns[2] = {{0}, {0}}, beat_ns[2] = {{0}, {0}};
   std::atomic<int> ready{0};
   auto rank = [&](int r, int delay_us) {
-    start_chaos(cell, r, &tallies[r], &budget);
+    start_chaos(cell, r, &t.tallies[r], &t.budget);
     chaos_at_start_barrier();
     ready.fetch_add(1);
     while (ready.load() < 2) {
     }
     chaos_point(ChaosSite::kAfterBarrier);  // the start barrier's release: the epoch
     std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-    beat_ns[r].store(monotonic_ns());
+    t.beat_ns[r] = monotonic_ns();
     chaos_point(ChaosSite::kBeat);  // the first beat of the first burst: the rendezvous
-    left_ns[r].store(monotonic_ns());
+    t.left_ns[r] = monotonic_ns();
     stop_chaos();
   };
   std::thread late(rank, 1, 400);
   std::thread early(rank, 0, 0);
   early.join();
   late.join();
-  ASSERT_NE(budget.epoch_ns.load(), 0);
-  EXPECT_EQ(tallies[0].rendezvous, 1);
-  EXPECT_EQ(tallies[0].sleeps + tallies[0].yields, 0) << "a burst is not perturbed";
-  // The early one waited for the late one (about 400 µs) instead of running ahead alone; or, when
-  // the late one's wake-up took longer than the bound (a VM's idle vCPU can take 2 ms to wake),
-  // for the whole bound.
-  const bool met = left_ns[0].load() >= beat_ns[1].load();
-  const bool waited_bound = left_ns[0].load() - beat_ns[0].load() >= 1'900'000;
-  // The late one joins the rendezvous when it beats inside the burst. When it woke after the bound
-  // (a loaded CI VM, 26 Nov 2026: its tally was 0) the burst can be over and it has none to join.
-  if (met) {
-    EXPECT_EQ(tallies[1].rendezvous, 1);
-  } else {
-    EXPECT_LE(tallies[1].rendezvous, 1);
+}
+
+TEST(ChaosRendezvous, WorkersInABurstMeetBeforeTheirNextStep) {
+  constexpr std::int64_t kShortestBurstNs = 1'000'000;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    RendezvousTry t;
+    run_rendezvous_try(t);
+    ASSERT_NE(t.budget.epoch_ns.load(), 0);
+    const std::int64_t epoch = t.budget.epoch_ns.load();
+    if (t.beat_ns[0] - epoch >= kShortestBurstNs) continue;  // rank 0 was held off its core: no judgement
+    EXPECT_EQ(t.tallies[0].rendezvous, 1) << "rank 0 beat " << (t.beat_ns[0] - epoch) / 1000
+                                          << " µs into the first burst and did not wait at it";
+    EXPECT_EQ(t.tallies[0].sleeps + t.tallies[0].yields, 0) << "a burst is not perturbed";
+    // The early one waited for the late one (about 400 µs) instead of running ahead alone; or, when
+    // the late one's wake-up took longer than the bound (a VM's idle vCPU can take 2 ms to wake),
+    // for the whole bound.
+    const bool met = t.left_ns[0] >= t.beat_ns[1];
+    const bool waited_bound = t.left_ns[0] - t.beat_ns[0] >= 1'900'000;
+    // The late one joins the rendezvous when it beats inside the burst. When it woke late (a
+    // loaded CI VM, 26 and 28 Nov 2026: its tally was 0, once with rank 0 still waking from the
+    // bound's end as it beat) the burst can be over and it has none to join; it never has two.
+    EXPECT_LE(t.tallies[1].rendezvous, 1);
+    EXPECT_TRUE(met || waited_bound)
+        << "rank 0 left the rendezvous before rank 1 reached it: from the epoch, rank 0 beat at "
+        << (t.beat_ns[0] - epoch) / 1000 << " µs and left at " << (t.left_ns[0] - epoch) / 1000
+        << ", rank 1 beat at " << (t.beat_ns[1] - epoch) / 1000 << " and left at " << (t.left_ns[1] - epoch) / 1000
+        << "; gate at tick " << (t.budget.gate.load() >> 16);
+    EXPECT_EQ(t.budget.finished.load(), 2);
+    return;
   }
-  EXPECT_TRUE(met || waited_bound) << "rank 0 left the rendezvous before rank 1 reached it: from the epoch, rank 0 beat at "
-      << (beat_ns[0] - budget.epoch_ns) / 1000 << " µs and left at " << (left_ns[0] - budget.epoch_ns) / 1000
-      << ", rank 1 beat at " << (beat_ns[1] - budget.epoch_ns) / 1000 << " and left at "
-      << (left_ns[1] - budget.epoch_ns) / 1000 << "; gate at tick " << (budget.gate.load() >> 16);
-  EXPECT_EQ(budget.finished.load(), 2);
+  FAIL() << "in twenty tries rank 0 never reached its first beat within 1 ms of the start barrier's release";
 }
 
 TEST(ChaosRendezvous, AWorkerThatNeverComesIsWaitedForABoundedTime) {
