@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "harness/results/results.h"
 #include "harness/runner/runner.h"
@@ -73,6 +74,10 @@ void apply_cell_flags(CellFlagValues& values, CellConfig& base);
 // Each returns the action to run after parsing.
 std::function<int()> add_run_command(CLI::App& app, int argc, char** argv);
 std::function<int()> add_list_command(CLI::App& app);
+// Where `list` reads the scenarios from instead of this binary's registry: the command-line front,
+// which links no scenario that needs LibTorch, reads the catalog its LibTorch binary wrote. The
+// source returns nullopt after saying why on stderr.
+void use_scenario_catalog(std::function<std::optional<nlohmann::json>()> source);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_compare_command(CLI::App& app);
 std::function<int()> add_repro_command(CLI::App& app);

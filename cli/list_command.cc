@@ -50,57 +50,88 @@ nlohmann::json options_of(const ScenarioInfo& s) {
   }
   return out;
 }
+
+// The registry as `list --format json` prints it.
+nlohmann::json registry_catalog() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ScenarioInfo* s : ScenarioRegistry::instance().all()) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : s->variants()) {
+      variants.push_back({{"name", v.name},
+                          {"description", v.description},
+                          {"known_bug", v.known_bug},
+                          {"must_fail", v.expect.must_fail},
+                          {"may_fail", v.expect.may_fail},
+                          {"min_procs_for_bug", v.min_procs_for_bug},
+                          {"bug_starts", starts_of(v.bug_starts)},
+                          {"locks_every_step", v.locks_every_step},
+                          {"not_soaked", v.no_random_faults},
+                          {"opted_out", opt_outs_of(v.opt_outs)}});
+    }
+    out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
+                   {"starts", starts_of(s->starts())}, {"min_procs", s->min_procs()}, {"options", options_of(*s)},
+                   {"variants", variants}, {"opted_out", opt_outs_of(s->opt_outs())}});
+  }
+  return out;
+}
+
+// The text form, read from the JSON form: one rendering whether the scenarios are registered in
+// this binary or read from the catalog the LibTorch binary wrote at build time.
+void print_catalog_text(const nlohmann::json& catalog) {
+  for (const nlohmann::json& s : catalog) {
+    fmt::print("{}: {} [{}]\n", s.at("name").get<std::string>(), s.at("description").get<std::string>(),
+               fmt::join(s.at("starts").get<std::vector<std::string>>(), ", "));
+    for (const nlohmann::json& o : s.at("options")) {
+      fmt::print("  --{} ({}, default {}): {}\n", o.at("name").get<std::string>(), o.at("type").get<std::string>(),
+                 o.at("default").get<std::string>(), o.at("help").get<std::string>());
+    }
+    const std::string name = s.at("name").get<std::string>();
+    for (const nlohmann::json& v : s.at("variants")) {
+      const bool known_bug = v.at("known_bug").get<bool>();
+      fmt::print("  {}/{}{}: {}\n", name, v.at("name").get<std::string>(), known_bug ? " (known bug)" : "",
+                 v.at("description").get<std::string>());
+      if (known_bug) {
+        const auto bug_starts = v.at("bug_starts").get<std::vector<std::string>>();
+        fmt::print("      must be caught by: {} (at {}+ processes{})\n",
+                   fmt::join(v.at("must_fail").get<std::vector<std::string>>(), ", "), v.at("min_procs_for_bug").get<int>(),
+                   bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(bug_starts, ", ")));
+      }
+      const std::string not_soaked = v.at("not_soaked").get<std::string>();
+      if (!not_soaked.empty()) fmt::print("      not soaked: {}\n", not_soaked);
+      for (const auto& [check, why] : v.at("opted_out").items()) {
+        fmt::print("      no `{}` check: {}\n", check, why.get<std::string>());
+      }
+    }
+    for (const auto& [check, why] : s.at("opted_out").items()) {
+      fmt::print(check == "soak" ? "  (not soaked: {1})\n" : "  (no `{0}` check: {1})\n", check, why.get<std::string>());
+    }
+  }
+}
+
+std::function<std::optional<nlohmann::json>()>& catalog_source() {
+  static std::function<std::optional<nlohmann::json>()> source;
+  return source;
+}
 }  // namespace
+
+void use_scenario_catalog(std::function<std::optional<nlohmann::json>()> source) { catalog_source() = std::move(source); }
 
 std::function<int()> add_list_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "list scenarios and their variants");
   auto format = std::make_shared<std::string>("text");
   cmd->add_option("--format", *format, "text or json")->check(one_of({"text", "json"}));
-  return [format] {
-    const auto all = ScenarioRegistry::instance().all();
-    if (*format == "json") {
-      nlohmann::json out = nlohmann::json::array();
-      for (const ScenarioInfo* s : all) {
-        nlohmann::json variants = nlohmann::json::array();
-        for (const auto& v : s->variants()) {
-          variants.push_back({{"name", v.name},
-                              {"description", v.description},
-                              {"known_bug", v.known_bug},
-                              {"must_fail", v.expect.must_fail},
-                              {"may_fail", v.expect.may_fail},
-                              {"min_procs_for_bug", v.min_procs_for_bug},
-                              {"bug_starts", starts_of(v.bug_starts)},
-                              {"locks_every_step", v.locks_every_step},
-                              {"not_soaked", v.no_random_faults},
-                              {"opted_out", opt_outs_of(v.opt_outs)}});
-        }
-        const std::vector<std::string> starts = starts_of(s->starts());
-        out.push_back({{"name", s->name()}, {"description", s->description()}, {"kind", to_string(s->kind())},
-                       {"starts", starts}, {"min_procs", s->min_procs()}, {"options", options_of(*s)}, {"variants", variants},
-                       {"opted_out", opt_outs_of(s->opt_outs())}});
-      }
-      std::puts(out.dump(2).c_str());
-      return kExitOk;
+  return [format]() -> int {
+    std::optional<nlohmann::json> catalog;
+    if (catalog_source()) {
+      catalog = catalog_source()();
+      if (!catalog) return kExitInternal;  // the source said why on stderr
+    } else {
+      catalog = registry_catalog();
     }
-    for (const ScenarioInfo* s : all) {
-      const std::vector<std::string> starts = starts_of(s->starts());
-      fmt::print("{}: {} [{}]\n", s->name(), s->description(), fmt::join(starts, ", "));
-      for (const ScenarioOption& o : s->options()) {
-        fmt::print("  --{} ({}, default {}): {}\n", o.name, type_word(o.type), o.default_value, o.help);
-      }
-      for (const auto& v : s->variants()) {
-        fmt::print("  {}/{}{}: {}\n", s->name(), v.name, v.known_bug ? " (known bug)" : "", v.description);
-        if (v.known_bug) {
-          fmt::print("      must be caught by: {} (at {}+ processes{})\n", fmt::join(v.expect.must_fail, ", "),
-                     v.min_procs_for_bug,
-                     v.bug_starts.empty() ? "" : fmt::format(", under {} only", fmt::join(starts_of(v.bug_starts), ", ")));
-        }
-        if (!v.no_random_faults.empty()) fmt::print("      not soaked: {}\n", v.no_random_faults);
-        for (const auto& [check, why] : v.opt_outs) fmt::print("      no `{}` check: {}\n", check, why);
-      }
-      for (const auto& [check, why] : s->opt_outs()) {
-        fmt::print(check == "soak" ? "  (not soaked: {1})\n" : "  (no `{0}` check: {1})\n", check, why);
-      }
+    if (*format == "json") {
+      std::puts(catalog->dump(2).c_str());
+    } else {
+      print_catalog_text(*catalog);
     }
     return kExitOk;
   };

@@ -57,5 +57,20 @@ test -f "$out/prefix/share/sharebench/python/sharebench_progress.py" || { echo "
   sh -c 'for i in 1 2 3; do echo "$$ $i" >> "$SHAREBENCH_PROGRESS"; done' ||
   { echo "FAIL: exec in the out-of-tree binary"; exit 1; }
 grep -q '"steps_total": 3' "$out/exec/results.json" || { echo "FAIL: exec's progress beats in the out-of-tree binary"; exit 1; }
-echo "installed package: built and ran the out-of-tree scenario, and exec"
+# The installed command is two binaries (docs/architecture.md, "Two binaries"): the front loads no
+# LibTorch, answers `list` from the catalog its LibTorch binary wrote, and hands `run` (spawn's
+# workers included) to that binary in libexec/sharebench/.
+test -x "$out/prefix/libexec/sharebench/sharebench-torch" || { echo "FAIL: libexec/sharebench/sharebench-torch not installed"; exit 1; }
+test -f "$out/prefix/libexec/sharebench/sharebench-scenarios.json" || { echo "FAIL: the scenario catalog is not installed"; exit 1; }
+for front in "$out/prefix/bin/sharebench" "$build/sharebench"; do
+  if ldd "$front" | grep -E 'libtorch|libc10' >/dev/null; then echo "FAIL: $front links LibTorch"; exit 1; fi
+done
+"$out/prefix/bin/sharebench" list >"$out/front-list.txt"
+"$out/prefix/libexec/sharebench/sharebench-torch" list | cmp - "$out/front-list.txt" ||
+  { echo "FAIL: the front's list differs from the LibTorch binary's"; exit 1; }
+grep -q '^locked/whole-step\|  locked/whole-step' "$out/front-list.txt" || { echo "FAIL: the front's list lacks the built-in scenarios"; exit 1; }
+"$out/prefix/bin/sharebench" run --scenario locked/whole-step --start spawn,fork --procs 2 --steps 50 --format none \
+  --out "$out/front-run" || { echo "FAIL: run through the installed front"; exit 1; }
+grep -q '"libtorch": "' "$out/front-run/results.json" || { echo "FAIL: the run's results name no LibTorch"; exit 1; }
+echo "installed package: built and ran the out-of-tree scenario, and exec; the front ran list and run"
 

@@ -67,7 +67,8 @@ std::map<std::string, std::string> collect_environment() {
   env["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
   env["cpu_model"] = cpu_model();
   env["cores"] = std::to_string(std::thread::hardware_concurrency());
-  env["blas"] = loaded_blas_library();
+  // A binary without LibTorch (the command-line front) states why it maps none.
+  if (!env.count("blas")) env["blas"] = loaded_blas_library();
   // OpenBLAS names its build: "... SINGLE_THREADED" is Debian's serial variant, which is not safe
   // to call from several threads at once (see blas_unsafe_for_threads).
   using GetConfig = const char* (*)();
