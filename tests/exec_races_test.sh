@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `sharebench exec` judging races on shared state in a user's program (wings/exec/checks/:
-# lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime), on programs written as tutorials, answers and public
+# lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime, random-streams), on programs written as tutorials, answers and public
 # A3C, Hogwild and IMPALA code write them (tests/exec_programs/): each planted bug caught by its check
 # in every repetition under fork, spawn and forkserver, naming both sides' lines and the fix; each
 # clean twin passing with the check exercised. A false alarm on a twin fails this test as much as a
@@ -65,6 +65,23 @@ judge send_refill "$(caught buffer-lifetime "q.put(buf.clone())" send_then_refil
 expect send_refill_fixed 0 $all -- "$py" "$progs/send_then_refill.py" --fixed
 judge send_refill_fixed "$clean"
 judge send_refill_fixed "$(exercised buffer-lifetime)"
+
+# --- Actors that explore alike: each reseeds with the parent's seed (the `+ rank` dropped), or not at
+# all (a forked actor inherits its parent's generator; under spawn and forkserver each child starts
+# torch afresh, seeded from the OS, and is clean).
+expect one_seed 1 $all -- "$py" "$progs/a3c_actors_one_seed.py"
+judge one_seed "$(caught random-streams "drew the same torch random numbers" a3c_actors_one_seed.py)"
+judge one_seed "$(caught random-streams "each called torch.manual_seed(1) (" a3c_actors_one_seed.py)"
+judge one_seed "$(caught random-streams "a3c_actors_one_seed.py:47 in actor" a3c_actors_one_seed.py)"
+judge one_seed "$(caught random-streams "torch.manual_seed(seed + rank)" a3c_actors_one_seed.py)"
+expect no_reseed 1 --mp-start fork --repetitions $SB_REPS -- "$py" "$progs/a3c_actors_one_seed.py" --no-reseed
+judge no_reseed "$(caught random-streams "forked with its parent\x27s generator (seed 1) and never reseeded" a3c_actors_one_seed.py)"
+expect no_reseed_fresh 0 --mp-start spawn,forkserver --repetitions $SB_REPS -- "$py" "$progs/a3c_actors_one_seed.py" --no-reseed
+judge no_reseed_fresh "$clean"  # each child starts torch afresh, seeded from the OS
+judge no_reseed_fresh "$(exercised random-streams)"
+expect one_seed_fixed 0 $all -- "$py" "$progs/a3c_actors_one_seed.py" --fixed
+judge one_seed_fixed "$clean"
+judge one_seed_fixed "$(exercised random-streams)"
 
 # --- Racy by design, clean: Hogwild's unlocked steps (the parameters are not counters), and a process
 # that only reads a counter others update under their lock. -----------------------------------------

@@ -34,6 +34,7 @@ def loss_of(model):
 
 def train(rank, model, steps):
     torch.set_num_threads(1)  # one intra-op thread per worker: no OpenMP pool to inherit or fight over
+    torch.manual_seed(rank + 1)  # batches of its own: a forked worker inherits its parent's generator
     x, y = data(rank + 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     for step in range(steps):

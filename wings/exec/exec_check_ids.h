@@ -15,5 +15,6 @@ inline constexpr CheckId kUpdatesShared{"updates-shared"};
 inline constexpr CheckId kDeathsNoticed{"deaths-noticed"};
 inline constexpr CheckId kCopyOnRead{"copy-on-read"};
 inline constexpr CheckId kModelLearned{"model-learned"};
+inline constexpr CheckId kRandomStreams{"random-streams"};
 
 }  // namespace sharebench::checks

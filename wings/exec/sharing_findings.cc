@@ -976,7 +976,7 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
     for (const CheckId id : {checks::kForkSafety, checks::kUpdatesShared, checks::kOptimizerStateShared,
                              checks::kGradsDelivered, checks::kCopyOnRead, checks::kDeathsNoticed, checks::kModelLearned,
                              checks::kLostUpdates, checks::kConsistentSnapshots, checks::kMutualExclusion,
-                             checks::kBufferLifetime}) {
+                             checks::kBufferLifetime, checks::kRandomStreams}) {
       f.checks.push_back(Check{id, Verdict::kUnknown, std::nullopt,
                                fmt::format("the program's Python hooks wrote events of protocol {}, and this runner reads "
                                            "protocol {}: a sharebench_watch.py of another version was imported (check "

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "wings/exec/exec_check_ids.h"
+
 namespace sharebench::exec_checks {
 
 const std::vector<ExecCheck>& registered() {
@@ -12,6 +14,7 @@ const std::vector<ExecCheck>& registered() {
       {checks::kConsistentSnapshots, judge_consistent_snapshots},
       {checks::kMutualExclusion, judge_mutual_exclusion},
       {checks::kBufferLifetime, judge_buffer_lifetime},
+      {checks::kRandomStreams, judge_random_streams},
   };
   return table;
 }

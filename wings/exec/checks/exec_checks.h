@@ -43,5 +43,6 @@ void judge_lost_updates(const ExecCheckInput& in, SharingFindings& f);
 void judge_consistent_snapshots(const ExecCheckInput& in, SharingFindings& f);
 void judge_mutual_exclusion(const ExecCheckInput& in, SharingFindings& f);
 void judge_buffer_lifetime(const ExecCheckInput& in, SharingFindings& f);
+void judge_random_streams(const ExecCheckInput& in, SharingFindings& f);
 
 }  // namespace sharebench::exec_checks

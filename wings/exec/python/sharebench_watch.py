@@ -44,6 +44,7 @@ import os
 import sys
 import time
 
+import sharebench_random_streams as _random_streams
 import sharebench_sends as _sends
 import sharebench_shared_state as _shared_state
 
@@ -708,6 +709,7 @@ def _after_fork_in_child():
     _handed_models.clear()
     _guarded("fork", _shared_state.after_fork_in_child)
     _guarded("fork", _sends.after_fork_in_child)
+    _guarded("fork", _random_streams.after_fork_in_child)
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
 
 
@@ -829,6 +831,15 @@ def _end_report(code):
             models.append({"oid": oid, "class": type(obj).__name__,
                            "changed": None if before is None or after is None else after != before})
         report["handed_models"] = models
+        streams = _guarded("random streams", _random_streams.report)
+        if streams is not None:
+            # A trainer of a model it was handed: it received a module (or a tensor that learns) and
+            # ran backward() or an optimizer step. Only trainers' streams are compared.
+            received = any(kind == "module" or (kind == "tensor" and getattr(obj, "requires_grad", False))
+                           for _, obj, kind, _ in _received)
+            trained = _backwards > 0 or any(u.steps > 0 for u in list(_optimizers.values()))
+            streams["received_model"] = bool(received and trained)
+            report["random_streams"] = streams
         try:
             import torch.distributed as dist
             report["distributed"] = bool(dist.is_available() and dist.is_initialized())
@@ -980,6 +991,7 @@ def _on_torch(torch):
     _patch_optimizer(sys.modules["torch.optim.optimizer"])
     _patch_module(sys.modules["torch.nn.modules.module"])
     _patch_backward(sys.modules["torch.autograd"])
+    _guarded("torch", _random_streams.on_torch, torch)
     _emit("torch", intra_op=_intra_op_threads())
 
 
@@ -1043,6 +1055,7 @@ def install():
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
     _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
     _sends.install(_emit, _user_location, _shared_state, _AFTER_IMPORT)
+    _random_streams.install(_user_location, _AFTER_IMPORT)
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])

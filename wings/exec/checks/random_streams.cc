@@ -1,0 +1,108 @@
+// random-streams in a user's program: two processes that train a model they were handed (a module,
+// or a tensor that learns, received from their parent; they ran backward() or an optimizer step) and
+// drew torch random numbers from the same stream. Workers of one Hogwild or A3C
+// trainer are meant to explore differently; two with one stream sample the same actions, dropout
+// masks and batch order, and the model learns as if from one of them. The stream's origin is the
+// state torch's default CPU generator had where its draws began (sharebench_random_streams.py):
+// the last torch.manual_seed() in the process, the state inherited at a fork when the child never
+// reseeded, or the state at torch's import in a process that never seeded (torch seeds its generator
+// from the OS in each process that imports it, so unseeded workers under spawn and forkserver draw
+// apart). Equal origin
+// states are the same stream; a process whose generator never moved since drew nothing and is not
+// judged. Processes that train no model they were handed are not judged either: the parent,
+// DataLoader workers (torch reseeds them itself), inference workers, the replicas of a
+// DistributedDataParallel job (they build their own and seed alike on purpose).
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "wings/exec/checks/exec_checks.h"
+#include "wings/exec/exec_check_ids.h"
+
+namespace sharebench::exec_checks {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kEndEvent = "end";
+constexpr std::string_view kSeeded = "seeded";
+constexpr std::string_view kInherited = "inherited";
+
+struct Stream {
+  int pid = 0;
+  std::string how;
+  std::string where;
+  long long seed = 0;
+};
+
+// How the processes of one origin came to share it, in words a user acts on.
+std::string how_they_share(const std::vector<Stream>& group) {
+  const Stream& first = group.front();
+  bool all_seeded = true, all_inherited = true;
+  for (const Stream& s : group) {
+    all_seeded = all_seeded && s.how == kSeeded;
+    all_inherited = all_inherited && s.how == kInherited;
+  }
+  if (all_seeded) {
+    std::vector<std::string> wheres;
+    for (const Stream& s : group) {
+      if (!s.where.empty() && std::find(wheres.begin(), wheres.end(), s.where) == wheres.end()) wheres.push_back(s.where);
+    }
+    return fmt::format("each called torch.manual_seed({}) ({})", first.seed, fmt::join(wheres, "; "));
+  }
+  if (all_inherited) {
+    return fmt::format("each was forked with its parent's generator (seed {}) and never reseeded", first.seed);
+  }
+  // An unseeded origin shared by two processes came from a process that forked them both after
+  // importing torch, where the fork hooks did not run.
+  return fmt::format("each started from the generator state of the process that forked them (seed {}) and never "
+                     "reseeded",
+                     first.seed);
+}
+
+}  // namespace
+
+void judge_random_streams(const ExecCheckInput& in, SharingFindings& f) {
+  std::map<std::string, std::vector<Stream>> by_origin;
+  double judged = 0;
+  for (const json& e : in.events) {
+    if (e.value("event", "") != kEndEvent || !e.contains("random_streams") || !e["random_streams"].is_object()) continue;
+    const json& r = e["random_streams"];
+    if (!r.value("received_model", false) || !r.value("drew", false)) continue;
+    if (!r.contains("state") || !r["state"].is_string()) continue;
+    Stream s;
+    s.pid = e.value("pid", 0);
+    s.how = r.value("how", "");
+    s.seed = r.contains("seed") && r["seed"].is_number_integer() ? r["seed"].get<long long>() : 0;
+    if (r.contains("where") && r["where"].is_string()) s.where = r["where"].get<std::string>();
+    by_origin[r["state"].get<std::string>()].push_back(s);
+    ++judged;
+  }
+  std::vector<std::string> findings;
+  for (const auto& [state, group] : by_origin) {
+    if (group.size() < 2) continue;
+    std::vector<int> pids;
+    for (const Stream& s : group) pids.push_back(s.pid);
+    std::sort(pids.begin(), pids.end());
+    findings.push_back(fmt::format(
+        "{} processes that train the model they were handed drew the same torch random numbers (pids {}): {}, so "
+        "they sample the same actions, dropout masks and batch order. Fix: seed each worker once at its start with a "
+        "number of its own, torch.manual_seed(seed + rank)",
+        group.size(), fmt::join(pids, ", "), how_they_share(group)));
+  }
+  f.to_raise[std::string(checks::kRandomStreams)] =
+      "a program whose workers train a model they are handed and draw random numbers (sampling, dropout, shuffling)";
+  const Exposure seen{judged * (judged - 1) / 2, "pairs of workers that trained a model they were handed and drew random numbers"};
+  const std::string clean = judged < 2 ? std::string("fewer than two workers that trained a model they were handed drew random numbers")
+                                       : fmt::format("{:g} workers that trained a model they were handed drew from {} "
+                                                     "distinct random streams",
+                                                     judged, by_origin.size());
+  add_verdict(f, checks::kRandomStreams, findings, clean, seen);
+}
+
+}  // namespace sharebench::exec_checks
