@@ -18,6 +18,10 @@
 #      blocks". Now each is refused with one line, exit 2
 #  11. an events file repeated by the program made exec take quadratic time (26 000 lines, 50 s).
 #      Now repeated lines are read once, a process's events of a kind are capped, and a note says so
+#   6. a program's whole output went to a file in $TMPDIR, of which only the end is kept: with a
+#      small $TMPDIR a correct program that printed much "exited 1" (No space left on device). Now the
+#      file is kept to its last mebibyte while the program runs, and a disk that fills anyway is
+#      named in the exit-status message
 #  10. a program that killed exec's guard process made the supervisor die of SIGPIPE, reported as
 #      the program's hang ("liveness: rank 0: signal 13"). Now the run goes on and a note says so
 # usage: hardening_fifth_test.sh SHAREBENCH OUTDIR
@@ -161,5 +165,45 @@ with open(path, "a") as f:
 code=$?
 [ $code -eq 0 ] || { fail "exec of a program that floods its events file exited $code, want 0"; tail -5 "$out/flood.log"; }
 grep -q "repeated line" "$out/flood/results.json" || fail "no note says the events file was flooded"
+
+# --- 6. a small $TMPDIR and a program that prints 256 MiB -----------------------------------------
+# A 64 MiB tmpfs of its own as $TMPDIR, in a mount namespace (root; otherwise a user namespace). The
+# program prints 256 MiB in 64 KiB lines, a millisecond apart (a log, not a disk benchmark: exec
+# trims the file every 20 ms poll), and exits 0; it must be judged as it ended. Then a program
+# that fills the disk itself and fails for it: the message names the disk.
+if [ "$(id -u)" -eq 0 ]; then ns=(unshare --mount); else ns=(unshare --user --map-root-user --mount); fi
+small_tmp() {  # small_tmp NAME PROGRAM: exec PROGRAM with a 64 MiB $TMPDIR; the run's results in $out/NAME
+  mkdir -p "$out/tmpfs-$1"
+  "${ns[@]}" bash -c 'mount -t tmpfs -o size=64m tmpfs "$1" && TMPDIR="$1" exec "$2" exec --format none --out "$3" -- "${@:4}"' \
+    _ "$out/tmpfs-$1" "$bin" "$out/$1" "${@:2}" >"$out/$1.log" 2>&1
+}
+small_tmp loud "$py" -c '
+import sys, time
+line = "x" * 65535 + "\n"
+for _ in range(4096):
+    sys.stdout.write(line)
+    sys.stdout.flush()
+    time.sleep(0.001)
+print("done printing", file=sys.stderr)'
+code=$?
+if grep -q "unshare failed\|mount: .*permission denied" "$out/loud.log"; then
+  fail "cannot make a private tmpfs here (unshare or mount refused): $(head -2 "$out/loud.log")"
+else
+  [ $code -eq 0 ] || { fail "a program printing 256 MiB with a 64 MiB TMPDIR: exec exited $code, want 0"; tail -5 "$out/loud.log"; }
+  verdicts "$out/loud/results.json" | grep -x "exit-status pass" >/dev/null || fail "the loud program's exit-status did not pass"
+  "$py" -c 'import json,sys
+m = json.load(open(sys.argv[1]))["cells"][0]["repetitions"][0]["metrics"]
+sys.exit(0 if m.get("output_dropped_mb", 0) > 200 else 1)' "$out/loud/results.json" || fail "output_dropped_mb is not over 200 MiB"
+  small_tmp filler "$py" -c '
+import os
+with open(os.path.join(os.environ["TMPDIR"], "big"), "wb") as f:
+    while True:
+        f.write(b"\0" * (1 << 20))
+        f.flush()'
+  code=$?
+  [ $code -eq 1 ] || { fail "a program that fills its TMPDIR: exec exited $code, want 1"; tail -5 "$out/filler.log"; }
+  grep -q "tmpfs-filler/[^ ]* (64 MiB) was full" "$out/filler/results.json" ||
+    { fail "the exit-status message does not name the full disk"; grep -o '"the program exited[^"]*"' "$out/filler/results.json" | head -2; }
+fi
 
 exit $status

@@ -72,6 +72,7 @@ struct ExecBlock {
   std::int32_t survivors = 0;
   double supervisor_cpu_s = 0;              // the supervisor's own CPU time (getrusage), its reads of /proc included
   double memory_walk_s = 0;                 // of which walking the processes' mappings (memory_watch.h)
+  double tree_end_wait_s = 0;               // from the program's end to its tree's: children and helpers finishing
 
   std::int64_t t0_ns = 0;                   // the program's start, CLOCK_MONOTONIC (the Python hooks' clock too)
   double dev_shm_size_mb = 0, dev_shm_used_mb_peak = 0;  // /dev/shm's size and its most use seen
@@ -85,6 +86,8 @@ struct ExecBlock {
 
   bool fault_planned = false;
   bool fault_injected = false;
+  char full_disk[kMaxText] = {};            // output_tail.h: the disk that was full while the program ran ("": none)
+  std::int64_t output_freed_bytes = 0;      // of the program's output, dropped on disk before its kept tail
   char fault_report[kMaxText] = {};
   char untracked_survivors[kMaxText] = {};  // "pid 5063 (stray_daemon 30); ...": survivors without a row
   char hooks_dir[kMaxText] = {};            // sitecustomize.py and sharebench_progress.py

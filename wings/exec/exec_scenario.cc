@@ -35,6 +35,7 @@
 #include "wings/exec/exec_check_ids.h"
 #include "wings/exec/process_tree.h"
 #include "wings/exec/program_supervisor.h"
+#include "harness/util/clock.h"
 #include "wings/exec/progress_channel.h"
 #include "wings/exec/sharing_findings.h"
 #include "wings/exec/tree_inspection.h"
@@ -48,6 +49,7 @@ extern const char* const kExecProgressModuleSource;
 extern const char* const kExecWatchModuleSource;
 extern const char* const kExecSharedStateModuleSource;
 extern const char* const kExecSendsModuleSource;
+extern const char* const kExecRandomStreamsModuleSource;
 
 namespace sharebench {
 
@@ -105,6 +107,7 @@ class ExecScenario : public Scenario {
     write_text(dir + "/python/sharebench_watch.py", kExecWatchModuleSource);
     write_text(dir + "/python/sharebench_shared_state.py", kExecSharedStateModuleSource);
     write_text(dir + "/python/sharebench_sends.py", kExecSendsModuleSource);
+    write_text(dir + "/python/sharebench_random_streams.py", kExecRandomStreamsModuleSource);
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());
@@ -148,11 +151,16 @@ class ExecScenario : public Scenario {
     const ExecBlock& b = *ctx.arena().lookup<ExecBlock>(ExecBlock::kRegionName);
     Repetition& rep = ctx.repetition();
     record_processes(b, rep);
+    const std::int64_t reading_from = monotonic_ns();
     const std::vector<nlohmann::json> events = read_sharing_events(b.events_path);
     merge_events_into_processes(events, static_cast<double>(b.t0_ns) * 1e-9, rep.processes);
     record_metrics(b, rep);
     if (inspected_) describe_hang(b, rep);
     judge_sharing_of(b, events, ctx);
+    // What the end of a run costs beside the program (docs/exec.md, "What exec costs"): reading the
+    // hooks' events and judging them, and waiting for the tree after the program's own end.
+    rep.metrics["end_reading_s"] = static_cast<double>(monotonic_ns() - reading_from) * 1e-9;
+    if (b.program_ended.load()) rep.metrics["tree_end_wait_s"] = b.tree_end_wait_s;
     for (Check& c : rep.checks) {
       if (c.name == checks::kLiveness && c.verdict == Verdict::kPass) c.message = "the program ended by itself, no hang";
     }
@@ -178,8 +186,12 @@ class ExecScenario : public Scenario {
       const std::string how = b.exited ? fmt::format("exited {}", b.exit_code) : fmt::format("was killed by {}", signal_name(b.signal));
       const std::string said = rep.workers.empty() ? "" : rep.workers.front().stderr_tail;
       ctx.check(checks::kExitStatus, Verdict::kFail, b.exited ? b.exit_code : -b.signal,
-                fmt::format("the program {} after {:.2f} s{}", how, b.program_s,
-                            said.empty() ? "" : fmt::format("; its last output: {}", last_line(said))));
+                fmt::format("the program {} after {:.2f} s{}{}", how, b.program_s,
+                            said.empty() ? "" : fmt::format("; its last output: {}", last_line(said)),
+                            b.full_disk[0] == '\0' ? ""
+                                                   : fmt::format("; {} while it ran: a write that failed there may be "
+                                                                 "why (set TMPDIR to a roomier disk)",
+                                                                 b.full_disk)));
     }
 
     // no-survivors
@@ -294,6 +306,7 @@ class ExecScenario : public Scenario {
     if (b.program_ended.load()) rep.metrics["program_s"] = b.program_s;
     rep.metrics["supervisor_cpu_s"] = b.supervisor_cpu_s;  // what watching cost, beside the program's cpu_s
     rep.metrics["memory_walk_s"] = b.memory_walk_s;
+    if (b.output_freed_bytes > 0) rep.metrics["output_dropped_mb"] = static_cast<double>(b.output_freed_bytes) / (1 << 20);
     if (b.beats == 0) {  // steps mean nothing without beats
       rep.metrics.erase("steps_per_s");
       rep.metrics.erase("steps_total");

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "wings/exec/memory_watch.h"
+#include "wings/exec/output_tail.h"
 #include "wings/exec/process_tree.h"
 #include "wings/exec/program_launch.h"
 #include "wings/exec/progress_channel.h"
@@ -95,6 +96,7 @@ class Supervisor {
       }
       memory_->poll(now, live_);
       report_progress();
+      watch_output();
       inject_fault(now);
       stop_after_duration(now);
       if (b_.program_ended.load()) {
@@ -114,6 +116,7 @@ class Supervisor {
       }
       wait_a_poll();
     }
+    if (ended_ns != 0) b_.tree_end_wait_s = static_cast<double>(monotonic_ns() - ended_ns) * 1e-9;
     if (program_fd_ >= 0) ::close(program_fd_);
     release_stall();
     report_progress();
@@ -414,6 +417,16 @@ class Supervisor {
 
   // --duration: SIGINT to the program's process group, as a Ctrl-C would; after the grace, SIGTERM;
   // after that, SIGKILL. Every process then in the tree is marked as having been told to stop.
+  // The program's output (this process's stderr, which the program inherited) kept to its tail,
+  // and a full disk remembered for the exit-status check (output_tail.h).
+  void watch_output() {
+    b_.output_freed_bytes += keep_only_tail(STDERR_FILENO);
+    if (b_.full_disk[0] == '\0') {
+      const std::string full = full_disk_of(STDERR_FILENO);
+      if (!full.empty()) std::snprintf(b_.full_disk, sizeof b_.full_disk, "%s", full.c_str());
+    }
+  }
+
   void stop_after_duration(std::int64_t now) {
     if (duration_s_ <= 0 || b_.program_ended.load()) return;
     const std::int64_t at = static_cast<std::int64_t>(duration_s_ * 1e9);
