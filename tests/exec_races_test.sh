@@ -75,7 +75,8 @@ judge one_seed "$(caught random-streams "each called torch.manual_seed(1) (" a3c
 judge one_seed "$(caught random-streams "a3c_actors_one_seed.py:47 in actor" a3c_actors_one_seed.py)"
 judge one_seed "$(caught random-streams "torch.manual_seed(seed + rank)" a3c_actors_one_seed.py)"
 expect no_reseed 1 --mp-start fork --repetitions $SB_REPS -- "$py" "$progs/a3c_actors_one_seed.py" --no-reseed
-judge no_reseed "$(caught random-streams "forked with its parent\x27s generator (seed 1) and never reseeded" a3c_actors_one_seed.py)"
+judge no_reseed "$(caught random-streams "forked with its parent\x27s generator (seed 1) at " a3c_actors_one_seed.py)"
+judge no_reseed "$(caught random-streams "a3c_actors_one_seed.py:71 in <module> and never reseeded" a3c_actors_one_seed.py)"
 expect no_reseed_fresh 0 --mp-start spawn,forkserver --repetitions $SB_REPS -- "$py" "$progs/a3c_actors_one_seed.py" --no-reseed
 judge no_reseed_fresh "$clean"  # each child starts torch afresh, seeded from the OS
 judge no_reseed_fresh "$(exercised random-streams)"

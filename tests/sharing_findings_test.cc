@@ -582,12 +582,64 @@ TEST(ExecRaces, ABufferRefilledAfterEachSendIsReceivedChangedAndAPoolIsNot) {
 
 TEST(ExecRaces, AProgramThatSharedNothingLeavesEveryRaceCheckUnexercised) {
   const SharingFindings f = sharebench::judge_sharing({start(10, 0), end(10, 1)}, {}, SharingContext{});
-  for (const char* name : {"lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime"}) {
+  for (const char* name : {"lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime", "random-streams"}) {
     const Check* c = find_check(f, name);
     ASSERT_NE(c, nullptr) << name;
     EXPECT_EQ(c->exposure->count, 0) << name;
     EXPECT_FALSE(f.to_raise.at(name).empty()) << name;
   }
+}
+
+// A process's end with where its torch random stream began (sharebench_random_streams.py).
+json end_with_stream(int pid, const std::string& how, const std::string& state, bool drew, bool trainer,
+                     std::uint64_t seed = 1) {
+  json e = end(pid, 3);
+  e["random_streams"] = {{"how", how}, {"seed", seed}, {"state", state}, {"drew", drew}, {"received_model", trainer},
+                         {"where", how == "seeded" ? json("a3c.py:40 in train") : json(nullptr)}};
+  return e;
+}
+
+TEST(ExecRaces, TrainersThatSeedAlikeDrawTheSameNumbersAndTheMessageSaysWhere) {
+  const std::vector<json> events = {start(11, 0), start(12, 0.1), end_with_stream(11, "seeded", "ab", true, true),
+                                    end_with_stream(12, "seeded", "ab", true, true)};
+  const SharingFindings f = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(f, "random-streams");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("(pids 11, 12): each called torch.manual_seed(1) (a3c.py:40 in train)"), std::string::npos)
+      << c->message;
+  EXPECT_EQ(c->exposure->count, 1);
+}
+
+TEST(ExecRaces, ForkedTrainersThatNeverReseedAreCaughtWithTheirUnsignedSeed) {
+  const std::uint64_t seed = 15'000'000'000'000'000'000ULL;  // above int64's range, as torch's OS seeds often are
+  const std::vector<json> events = {end_with_stream(11, "inherited", "cd", true, true, seed),
+                                    end_with_stream(12, "inherited", "cd", true, true, seed)};
+  const SharingFindings f = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(f, "random-streams");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("forked with its parent's generator (seed " + std::to_string(seed) + ") and never reseeded"),
+            std::string::npos)
+      << c->message;
+}
+
+TEST(ExecRaces, DistinctStreamsProcessesThatDrewNothingAndNonTrainersAreClean) {
+  // Two trainers apart; a third that never drew and a fourth that trains nothing it was handed share
+  // the first's origin and are not judged.
+  const std::vector<json> events = {end_with_stream(11, "seeded", "ab", true, true), end_with_stream(12, "seeded", "cd", true, true),
+                                    end_with_stream(13, "seeded", "ab", false, true),
+                                    end_with_stream(14, "seeded", "ab", true, false)};
+  const SharingFindings f = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(f, "random-streams");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
+  EXPECT_EQ(c->exposure->count, 1);  // one pair: the two trainers that drew
+  // One trainer alone: nothing to compare.
+  const SharingFindings one = sharebench::judge_sharing({end_with_stream(11, "unseeded", "ab", true, true)}, {}, SharingContext{});
+  const Check* alone = find_check(one, "random-streams");
+  ASSERT_NE(alone, nullptr);
+  EXPECT_EQ(alone->exposure->count, 0);
 }
 
 }  // namespace races

@@ -17,6 +17,7 @@ except ImportError:
 
 def train(rank, model):
     torch.set_num_threads(1)
+    torch.manual_seed(rank)  # data of its own: a forked worker inherits its parent's generator
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     step = 0
     try:

@@ -12,6 +12,7 @@ import torch.nn as nn
 
 def train(rank, model, healthy):
     torch.set_num_threads(1)
+    torch.manual_seed(rank)  # data of its own: a forked worker inherits its parent's generator
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for step in range(50):
         x = torch.randn(8, 4)

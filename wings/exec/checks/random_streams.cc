@@ -37,7 +37,7 @@ struct Stream {
   int pid = 0;
   std::string how;
   std::string where;
-  long long seed = 0;
+  std::string seed;  // as the process reported it: torch's seeds are unsigned 64-bit
 };
 
 // How the processes of one origin came to share it, in words a user acts on.
@@ -48,15 +48,14 @@ std::string how_they_share(const std::vector<Stream>& group) {
     all_seeded = all_seeded && s.how == kSeeded;
     all_inherited = all_inherited && s.how == kInherited;
   }
-  if (all_seeded) {
-    std::vector<std::string> wheres;
-    for (const Stream& s : group) {
-      if (!s.where.empty() && std::find(wheres.begin(), wheres.end(), s.where) == wheres.end()) wheres.push_back(s.where);
-    }
-    return fmt::format("each called torch.manual_seed({}) ({})", first.seed, fmt::join(wheres, "; "));
+  std::vector<std::string> wheres;
+  for (const Stream& s : group) {
+    if (!s.where.empty() && std::find(wheres.begin(), wheres.end(), s.where) == wheres.end()) wheres.push_back(s.where);
   }
+  if (all_seeded) return fmt::format("each called torch.manual_seed({}) ({})", first.seed, fmt::join(wheres, "; "));
   if (all_inherited) {
-    return fmt::format("each was forked with its parent's generator (seed {}) and never reseeded", first.seed);
+    return fmt::format("each was forked with its parent's generator (seed {}){} and never reseeded", first.seed,
+                       wheres.empty() ? "" : fmt::format(" at {}", fmt::join(wheres, "; ")));
   }
   // An unseeded origin shared by two processes came from a process that forked them both after
   // importing torch, where the fork hooks did not run.
@@ -78,7 +77,7 @@ void judge_random_streams(const ExecCheckInput& in, SharingFindings& f) {
     Stream s;
     s.pid = e.value("pid", 0);
     s.how = r.value("how", "");
-    s.seed = r.contains("seed") && r["seed"].is_number_integer() ? r["seed"].get<long long>() : 0;
+    s.seed = r.contains("seed") && r["seed"].is_number_integer() ? r["seed"].dump() : std::string("unknown");
     if (r.contains("where") && r["where"].is_string()) s.where = r["where"].get<std::string>();
     by_origin[r["state"].get<std::string>()].push_back(s);
     ++judged;

@@ -23,6 +23,7 @@ import sys
 
 _origin = None  # {"how", "seed", "state", "where"}: set at torch's import, each seeding and each fork
 _user_location = None
+_fork_where = None  # the program's line that forked last (a child inherits it with its memory)
 
 
 def _state_hash(state_tensor):
@@ -53,12 +54,23 @@ def _patch_manual_seed(random_module):
     random_module.manual_seed = manual_seed
 
 
+def _remember_fork_site():
+    global _fork_where
+    try:
+        _fork_where = _user_location() if "torch" in sys.modules else None
+    except Exception:
+        _fork_where = None
+
+
 def install(user_location, after_import):
     """`torch.random` is patched as soon as it has executed, before torch's __init__ takes
-    manual_seed from it: torch.manual_seed is then the patched function too."""
+    manual_seed from it: torch.manual_seed is then the patched function too. Where the program
+    forks is remembered before each fork: the child's inherited stream began there."""
+    import os
     global _user_location
     _user_location = user_location
     after_import["torch.random"] = _patch_manual_seed
+    os.register_at_fork(before=_remember_fork_site)
 
 
 def on_torch(torch):
@@ -78,7 +90,7 @@ def after_fork_in_child():
     if torch is None:
         _origin = None  # torch imported later: its import sets the origin
         return
-    _origin = {"how": "inherited", "seed": int(torch.initial_seed()), "state": _current(), "where": None}
+    _origin = {"how": "inherited", "seed": int(torch.initial_seed()), "state": _current(), "where": _fork_where}
 
 
 def report():
