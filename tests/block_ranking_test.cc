@@ -246,5 +246,49 @@ TEST(RankingBlocks, ATiedGroupGoesOnToTheMostThenTheBudgetStopsIt) {
   EXPECT_LE(now, 10);
 }
 
+// Two tied groups, one whose blocks cost ten times the other's: the budget stops the dear one short of
+// its minimum, and the cheap one then fills its own minimum and goes no further.
+TEST(RankingBlocks, NoGroupGetsABlockPastTheMinimumWhileTheBudgetStarvesAnother) {
+  FakeRuns f;
+  f.cells = {strategy("a", {}, 1000), strategy("b", {}, 1000), strategy("c", {}, 1000), strategy("d", {}, 1000)};
+  f.cells[2].config.procs = f.cells[3].config.procs = 1;  // a second group
+  for (int i : {0, 1}) f.cells[i].repetitions.back().wall_s = 10;  // the dear group: 30 s a block
+  f.rate = {{0, 1000}, {1, 1000}, {2, 1000}, {3, 1000}};
+  const RunInBlock dear_or_cheap = [&, run = f.runner()](std::size_t cell, int block, bool control) {
+    run(cell, block, control);
+    f.cells[cell].repetitions.back().wall_s = cell < 2 ? 10 : 1;
+  };
+  double spent = 0;
+  std::size_t counted = 0;
+  const auto elapsed = [&] {
+    for (; counted < f.ran.size(); ++counted) spent += f.ran[counted].first < 2 ? 10 : 1;
+    return spent;
+  };
+  BlockPolicy p;
+  p.enabled = true;
+  p.min_blocks = 5;
+  p.max_blocks = 20;
+  p.budget_s = 120;  // three dear blocks (90 s) beside cheap ones (3 s each): room for seven cheap ones
+  const BlocksRan ran = run_ranking_blocks(f.cells, p, dear_or_cheap, elapsed, [](const std::string&) {});
+  ASSERT_EQ(ran.completed.size(), 2u);
+  int dear = 0, cheap = 0;
+  for (const auto& [members, blocks] : ran.completed) (members.front() < 2 ? dear : cheap) = blocks;
+  EXPECT_LT(dear, p.min_blocks);
+  EXPECT_EQ(cheap, p.min_blocks) << "a tied group would go on to 20 blocks with the budget left: it stops at its minimum";
+  EXPECT_TRUE(ran.budget_ran_out);
+
+  // The report's line for the group the budget cut short says so.
+  RunResult run;
+  run.cells = f.cells;
+  run.status = "complete";
+  run.repetitions.blocks = run.repetitions.blocks_adaptive = true;
+  run.repetitions.blocks_min = p.min_blocks;
+  bool said = false;
+  for (const RankingGroup& g : recommend(run).groups) {
+    if (g.procs == 2) said = g.verdict.find("the budget cut its blocks short: 3 of the 5 asked for") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace sharebench

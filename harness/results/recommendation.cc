@@ -171,8 +171,19 @@ std::vector<std::string> RankingGroup::best_strategies() const {
 }
 
 Recommendation recommend(const RunResult& run) {
-  return recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0, run.repetitions.tie_margin,
-                         run.repetitions.tie_margin_given);
+  Recommendation rec = recommend_cells(run.cells, run.repetitions.automatic ? run.repetitions.target : 0,
+                                       run.repetitions.tie_margin, run.repetitions.tie_margin_given);
+  // A group the budget stopped short of the minimum says so in its own line (an interrupted run
+  // says it in the policy line).
+  const RepetitionPolicy& p = run.repetitions;
+  if (p.blocks && p.blocks_adaptive && run.status == "complete") {
+    for (RankingGroup& g : rec.groups) {
+      if (g.blocks > 0 && g.blocks < p.blocks_min) {
+        g.verdict += fmt::format("; the budget cut its blocks short: {} of the {} asked for at least", g.blocks, p.blocks_min);
+      }
+    }
+  }
+  return rec;
 }
 
 Recommendation recommend_cells(const std::vector<CellResult>& cells, double target, double tie_margin, bool tie_margin_given) {

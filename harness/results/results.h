@@ -232,6 +232,7 @@ struct RepetitionPolicy {
   bool blocks_adaptive = false;
   int blocks_min = 0;
   int blocks_max = 0;
+  int blocks_ran = -1;  // the most blocks a group completed (-1: not recorded, a file from before)
 };
 
 struct RunResult {

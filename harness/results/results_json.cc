@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -78,7 +79,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RepetitionPolicy, automatic, fixed, target, budget_s, min_timed_s,
                                                 budget_ran_out, tie_margin, tie_margin_given, blocks,
-                                                blocks_adaptive, blocks_min, blocks_max)
+                                                blocks_adaptive, blocks_min, blocks_max, blocks_ran)
 
 void to_json(json& j, const Repetition& r) {
   json metrics = json::object();
@@ -294,7 +295,7 @@ RunResult results_from_json(const json& j) {
       // blocks"), so each is held to what `run` accepts before it is converted.
       const json& policy = j["repetition_policy"];
       for (const auto& [key, lo, hi] : {std::tuple{"fixed", 1, 1000}, std::tuple{"blocks_min", 0, 1000},
-                                        std::tuple{"blocks_max", 0, 1000}}) {
+                                        std::tuple{"blocks_max", 0, 1000}, std::tuple{"blocks_ran", -1, 1000}}) {
         if (!policy.contains(key)) continue;
         const json& v = policy[key];
         if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
@@ -328,7 +329,10 @@ RunResult read_results_file(const std::string& path) {
   if (!in) throw ResultsFormatError(fmt::format("cannot read results file '{}'", path));
   json j;
   try {
-    j = parse_json_bounded(in);
+    // Read whole, then parsed: nlohmann's stream adapter goes a character at a time.
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) throw std::runtime_error("the read failed");
+    j = parse_json_bounded(text);
   } catch (const std::exception& e) {  // a parse error, or the stream failing underneath it
     throw ResultsFormatError(fmt::format("'{}' is not a readable JSON file: {}", path, e.what()));
   }

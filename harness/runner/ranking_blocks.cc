@@ -97,6 +97,9 @@ BlocksRan run_ranking_blocks(const std::vector<CellResult>& cells, const BlockPo
   }
   ran.groups = groups.size();
   std::mt19937_64 rng{std::random_device{}()};
+  // Set once the budget stopped a group short of its minimum: from then on no group gets a block
+  // past the minimum while that one is short of it (the others still fill their minimum).
+  bool one_starved = false;
   while (!interrupt_requested()) {
     std::vector<BlockGroup*> active;
     for (BlockGroup& g : groups) {
@@ -106,9 +109,15 @@ BlocksRan run_ranking_blocks(const std::vector<CellResult>& cells, const BlockPo
     std::shuffle(active.begin(), active.end(), rng);
     for (BlockGroup* g : active) {
       if (interrupt_requested()) break;
+      if (one_starved && g->blocks >= policy.min_blocks) {
+        g->done = true;
+        ran.budget_ran_out = ran.budget_ran_out || !answered(cells, *g, policy);
+        continue;
+      }
       if (policy.adaptive && elapsed_s() + block_cost_s(cells, *g) > policy.budget_s) {
         g->done = true;
         ran.budget_ran_out = ran.budget_ran_out || !answered(cells, *g, policy);
+        one_starved = one_starved || g->blocks < policy.min_blocks;
         continue;
       }
       // Every contender once, the control twice, in a fresh random order.
@@ -128,6 +137,7 @@ BlocksRan run_ranking_blocks(const std::vector<CellResult>& cells, const BlockPo
       g->done = group_done(cells, *g, policy);
     }
   }
+  for (const BlockGroup& g : groups) ran.completed.emplace_back(g.cells, g.blocks);
   return ran;
 }
 

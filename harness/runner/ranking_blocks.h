@@ -39,6 +39,9 @@ struct BlocksRan {
   std::size_t repetitions = 0;
   bool budget_ran_out = false; // a group stopped for the budget before its leader was told apart
   std::size_t groups = 0;
+  // Each group's contender cells (indices into `cells`) and the blocks it completed: on an
+  // interrupt, the repetitions of a block that did not complete are the runner's to drop.
+  std::vector<std::pair<std::vector<std::size_t>, int>> completed;
 };
 
 // The contender cells of each group that blocks would rank, by index into `cells`: the control's

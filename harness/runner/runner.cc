@@ -105,6 +105,21 @@ void rank_in_blocks(std::vector<PlannedCell>& plans, RunResult& run, const Block
   };
   const BlocksRan ran = run_ranking_blocks(run.cells, policy, run_one, elapsed, news);
   run.repetitions.budget_ran_out = ran.budget_ran_out;
+  run.repetitions.blocks_ran = ran.rounds;
+  if (interrupt_requested()) {
+    // Ctrl-C in the middle of a block: that block is incomplete (some contenders ran it, one was cut
+    // short), so none of its repetitions count. The blocks that completed, and each cell's own
+    // verdicts from them, stand.
+    for (const auto& group : ran.completed) {
+      const int completed = group.second;
+      for (std::size_t i : group.first) {
+        auto& reps = run.cells[i].repetitions;
+        reps.erase(std::remove_if(reps.begin(), reps.end(), [completed](const Repetition& r) { return r.block >= completed; }),
+                   reps.end());
+      }
+    }
+    save();
+  }
   line.clear();
   if (ran.groups == 0) return;
   std::fprintf(stderr, "sharebench: ranking blocks: %s over %s, %zu repetitions, %.0f s in all%s\n",
@@ -146,6 +161,7 @@ RepetitionPolicy repetition_policy_of(const RunnerOptions& options) {
     p.blocks_max = blocks.adaptive ? blocks.max_blocks : blocks.min_blocks;
     p.budget_s = blocks.adaptive ? blocks.budget_s : 0;
     p.min_timed_s = AutoRepetitions{}.min_timed_s;
+    p.blocks_ran = 0;  // until the blocks run: an interrupt before them ranked in none
   }
   return p;
 }
