@@ -11,6 +11,7 @@
 
 #include "reports/recommendation_report.h"
 #include "harness/util/text.h"
+#include "reports/markdown_text.h"
 #include "reports/report_writers.h"
 
 namespace sharebench {
@@ -30,51 +31,6 @@ std::string badge(Outcome o) {
   return "❌ unexpected";
 }
 
-// Text from outside (a program's output, a results file someone else wrote) as one line of a
-// Markdown table cell or list item: no bare pipe, no newline, no raw HTML (a pull-request comment
-// would render it). Only what opens markup is escaped: `<` (a tag) and `&` (an entity); a `>`
-// inside a line is text to Markdown and stays readable in the raw file ("load 2.90 -> 1.79").
-std::string cell_text(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '&') out += "&amp;";
-    else out += ch;
-  }
-  return out;
-}
-
-std::size_t longest_backtick_run(const std::string& s) {
-  std::size_t longest = 0, run = 0;
-  for (char ch : s) {
-    run = ch == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return longest;
-}
-
-// An inline code span that holds any text: a delimiter longer than any run of backticks inside,
-// pipes escaped for tables (GitHub reads \| inside a code span in a table as a pipe).
-std::string code(const std::string& s) {
-  std::string text;
-  for (char ch : s) {
-    if (ch == '|') text += "\\|";
-    else if (ch == '\n' || ch == '\r') text += ' ';
-    else text += ch;
-  }
-  const std::string ticks(longest_backtick_run(text) + 1, '`');
-  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
-  return pad ? ticks + " " + text + " " + ticks : ticks + text + ticks;
-}
-
-// A fenced block that holds any text: the fence is longer than any run of backticks inside, so a
-// program's output that holds ``` cannot close it and put raw HTML into the report.
-std::string fenced(const std::string& s, const char* language = "") {
-  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(s) + 1), '`');
-  return fmt::format("{}{}\n{}{}{}\n", fence, language, s, s.empty() || s.back() == '\n' ? "" : "\n", fence);
-}
 }  // namespace
 
 std::string render_markdown(const RunResult& run) {
@@ -83,18 +39,19 @@ std::string render_markdown(const RunResult& run) {
   const int green = counts[Outcome::kOk] + counts[Outcome::kBugCaught] + counts[Outcome::kFaultHandled];
   std::string md = fmt::format("# sharebench run {}\n\n**{}** · {} · {} as expected ({}) · "
                                "{} skipped · {} interrupted · **{} unexpected** · started {}\n\n",
-                               run.run_id, run.status, counted(static_cast<long long>(run.cells.size()), "cell", "cells"),
+                               markdown::text(run.run_id), markdown::text(run.status),
+                               counted(static_cast<long long>(run.cells.size()), "cell", "cells"),
                                green, counted(counts[Outcome::kBugCaught], "planted bug caught", "planted bugs caught"),
                                counts[Outcome::kSkipped], counts[Outcome::kInterrupted], counts[Outcome::kUnexpected],
-                               run.started_at);
-  if (!run.stop_reason.empty()) md += fmt::format("> The run stopped: {}\n\n", code(run.stop_reason));
+                               markdown::text(run.started_at));
+  if (!run.stop_reason.empty()) md += fmt::format("> The run stopped: {}\n\n", markdown::code(run.stop_reason));
   if (run.shard.total > 1) {
     md += fmt::format("> Shard {}/{} of a matrix of {} cells.\n\n", run.shard.index, run.shard.total, run.shard.planned_cells);
   }
   if (const std::string line = measurement_conditions_line(run); !line.empty()) {
-    md += fmt::format("Measured under: {}.\n\n", cell_text(line));
+    md += fmt::format("Measured under: {}.\n\n", markdown::text(line));
   }
-  for (const std::string& w : measurement_warnings(run)) md += fmt::format("> ⚠️ Warning: {}.\n\n", cell_text(w));
+  for (const std::string& w : measurement_warnings(run)) md += fmt::format("> ⚠️ Warning: {}.\n\n", markdown::text(w));
   md += render_recommendation_markdown(run);
 
   if (counts[Outcome::kUnexpected] > 0) {
@@ -102,35 +59,35 @@ std::string render_markdown(const RunResult& run) {
     for (const auto& c : run.cells) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kUnexpected) continue;
-      md += fmt::format("### {}\n\n{}.\n\n", code(c.config.id()), cell_text(o.summary));
+      md += fmt::format("### {}\n\n{}.\n\n", markdown::code(c.config.id()), markdown::text(o.summary));
       for (const Repetition* r : unexpected_repetitions(c)) {
-        if (!r->diagnosis.empty()) md += fmt::format("- **diagnosis** (repetition {}): {}\n", r->index, cell_text(r->diagnosis));
+        if (!r->diagnosis.empty()) md += fmt::format("- **diagnosis** (repetition {}): {}\n", r->index, markdown::text(r->diagnosis));
       }
       for (const Evidence& e : o.evidence) {
-        md += fmt::format("- **{}** {} (repetition {}): {}\n", e.verdict, code(e.check), e.repetition, cell_text(e.message));
+        md += fmt::format("- **{}** {} (repetition {}): {}\n", e.verdict, markdown::code(e.check), e.repetition, markdown::text(e.message));
       }
       for (const Repetition* r : unexpected_repetitions(c)) {
         if (r->status != RunStatus::kCompleted) {
-          md += fmt::format("- repetition {} status **{}**: {}\n", r->index, to_string(r->status), cell_text(r->status_message));
+          md += fmt::format("- repetition {} status **{}**: {}\n", r->index, to_string(r->status), markdown::text(r->status_message));
         }
         for (const auto& w : r->workers) {
-          if (!w.stall.empty()) md += fmt::format("- rank {} stuck: {}\n", w.rank, cell_text(w.stall));
+          if (!w.stall.empty()) md += fmt::format("- rank {} stuck: {}\n", w.rank, markdown::text(w.stall));
           if (!w.stacks.empty()) {
-            md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n{}</details>\n\n", w.rank, fenced(w.stacks));
+            md += fmt::format("\n<details><summary>rank {} stacks</summary>\n\n{}</details>\n\n", w.rank, markdown::fenced(w.stacks));
           }
-          if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, cell_text(w.error));
+          if (!w.error.empty()) md += fmt::format("- rank {} said: {}\n", w.rank, markdown::text(w.error));
           if (!w.stderr_tail.empty()) {
-            md += fmt::format("\n<details><summary>rank {} stderr</summary>\n\n{}</details>\n\n", w.rank, fenced(w.stderr_tail));
+            md += fmt::format("\n<details><summary>rank {} stderr</summary>\n\n{}</details>\n\n", w.rank, markdown::fenced(w.stderr_tail));
           }
         }
       }
-      md += fmt::format("\nReproduce:\n\n{}\n", fenced(c.repro, "sh"));
+      md += fmt::format("\nReproduce:\n\n{}\n", markdown::fenced(c.repro, "sh"));
     }
   }
 
   std::string notes;
   for (const auto& c : run.cells) {
-    for (const std::string& n : distinct_notes(c)) notes += fmt::format("- {}: {}\n", code(c.config.id()), cell_text(n));
+    for (const std::string& n : distinct_notes(c)) notes += fmt::format("- {}: {}\n", markdown::code(c.config.id()), markdown::text(n));
   }
   if (!notes.empty()) md += "## Notes\n\n" + notes + "\n";
   if (const auto vacuous = unexercised_checks(run); !vacuous.empty()) {
@@ -138,8 +95,8 @@ std::string render_markdown(const RunResult& run) {
           "(raise `--steps` or `--procs`; the check's message says what was counted):\n\n";
     for (const auto& [name, cells] : vacuous) {
       std::string list;
-      for (const std::string& id : cells) list += (list.empty() ? "" : ", ") + code(id);
-      md += fmt::format("- {} in {} cell(s): {}\n", code(name), cells.size(), list);
+      for (const std::string& id : cells) list += (list.empty() ? "" : ", ") + markdown::code(id);
+      md += fmt::format("- {} in {} cell(s): {}\n", markdown::code(name), cells.size(), list);
     }
     md += "\n";
   }
@@ -150,7 +107,7 @@ std::string render_markdown(const RunResult& run) {
       const CellOutcome o = c.outcome();
       if (o.kind != Outcome::kBugCaught && o.kind != Outcome::kFaultHandled) continue;
       for (const Evidence& e : o.evidence) {
-        md += fmt::format("| {} | {} | {} |\n", code(c.config.id()), code(e.check), cell_text(e.message));
+        md += fmt::format("| {} | {} | {} |\n", markdown::code(c.config.id()), markdown::code(e.check), markdown::text(e.message));
       }
     }
     md += "\n";
@@ -161,19 +118,19 @@ std::string render_markdown(const RunResult& run) {
   for (const auto& c : run.cells) {
     const CellOutcome o = c.outcome();
     std::string result = badge(o.kind);
-    if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) result += ": " + cell_text(o.reason);
+    if (o.kind == Outcome::kSkipped || o.kind == Outcome::kInterrupted) result += ": " + markdown::text(o.reason);
     const auto share = [&c](const char* metric) {
       const double v = cell_mean(c, metric);
       return std::isnan(v) ? std::string("–") : fmt::format("{:.0f}%", v * 100);
     };
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.config.id()), result,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown::code(c.config.id()), result,
                       num(cell_mean(c, "steps_per_s"), 0), num(cell_mean(c, "samples_per_s"), 0),
                       num(cell_mean(c, "heldout_loss"), 3), num(cell_mean(c, "serial_heldout_loss"), 3),
                       share("lock_wait_frac"), share("lost_update_rate"), share("sync_frac"),
                       num(cell_mean(c, "launch_s_max") * 1000, 1));
   }
   md += "\n## Environment\n\n| | |\n|---|---|\n";
-  for (const auto& [k, v] : run.environment) md += fmt::format("| {} | {} |\n", k, cell_text(v));
+  for (const auto& [k, v] : run.environment) md += fmt::format("| {} | {} |\n", markdown::text(k), markdown::text(v));
   return md;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/util/text.h"
+#include "reports/markdown_text.h"
 
 namespace sharebench {
 
@@ -52,6 +53,10 @@ std::string repetition_policy_line(const RunResult& run) {
                            ? fmt::format("ranked in blocks: at least {} per group, more until its leader is told apart (at "
                                          "most {}, within the {} budget)", p.blocks_min, p.blocks_max, budget_text(p.budget_s))
                            : fmt::format("ranked in {}", counted(p.blocks_min, "block", "blocks"));
+    if (p.blocks_ran >= 0 && p.blocks_ran < p.blocks_min && run.status == "interrupted") {
+      line = fmt::format("ranked in {} of the {} asked for: the run was interrupted (an incomplete block does not count)",
+                         counted(p.blocks_ran, "block", "blocks"), p.blocks_min);
+    }
     line += "; in each block every contender ran once in a fresh random order and the fastest twice (the A/A control); "
             "a strategy's figure is its ratio to the leader's in the same block";
     line += p.tie_margin_given ? fmt::format("; ties: intervals that reach the leader, or reach within {} of it (--tie-margin)",
@@ -163,27 +168,27 @@ std::string render_recommendation_markdown(const RunResult& run) {
                     "strategy's start methods are pooled unless two were told apart, their intervals apart after 6 "
                     "repetitions each (a start method changes how a worker begins, not the loop it runs), and the "
                     "one to use is the one that launched quickest.\n\n";
-  out += repetition_policy_line(run) + ".\n\n";
+  out += markdown::text(repetition_policy_line(run)) + ".\n\n";
   if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
   for (const RankingGroup& g : rec.groups) {
-    const std::string control = g.control ? control_text(g) + ".\n\n" : "";
+    const std::string control = g.control ? markdown::text(control_text(g)) + ".\n\n" : "";
     out += fmt::format("**{}**: {}\n\n{}| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
                        "|---|---|---|---:|---|---:|---|---:|---:|\n",
-                       group_title(g), g.verdict, control, g.unit);
+                       markdown::text(group_title(g)), markdown::text(g.verdict), control, g.unit);
     for (const RankedStrategy& s : g.strategies) {
       std::string starts;
       for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
       if (s.starts.size() > 1) starts += s.pooled ? " (pooled)" : " (differ)";
-      out += fmt::format("| {} | {} | {} | {:.0f} | {}{} | {} | {} | {} | {} |\n", tie_mark(s), s.strategy,
+      out += fmt::format("| {} | {} | {} | {:.0f} | {}{} | {} | {} | {} | {} |\n", tie_mark(s), markdown::text(s.strategy),
                          to_string(s.start), s.rate.mean, interval_text(s.rate),
                          s.settled || !s.rate.bounded() ? "" : " (not settled)", s.rate.n, starts,
                          s.uss_mb > 0 ? fmt::format("{:.0f}", s.uss_mb) : "-", s.launch_ms > 0 ? fmt::format("{:.0f}", s.launch_ms) : "-");
     }
     out += fmt::format("\n<details><summary>Every cell of {}</summary>\n\n| | cell | {} | 95 % interval | reps | MiB/worker | launch ms |\n"
                        "|---|---|---:|---|---:|---:|---:|\n",
-                       group_title(g), g.unit);
+                       markdown::text(group_title(g)), g.unit);
     for (const RankedCell& r : g.ranked) {
-      out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", tie_mark(r), r.cell, r.rate.mean,
+      out += fmt::format("| {} | {} | {:.0f} | {}{} | {} | {} | {} |\n", tie_mark(r), markdown::text(r.cell), r.rate.mean,
                          interval_text(r.rate), r.settled || !r.rate.bounded() ? "" : " (not settled)", r.rate.n,
                          r.uss_mb > 0 ? fmt::format("{:.0f}", r.uss_mb) : "-",
                          r.launch_ms > 0 ? fmt::format("{:.0f}", r.launch_ms) : "-");
@@ -191,8 +196,8 @@ std::string render_recommendation_markdown(const RunResult& run) {
     out += "\n</details>\n\n";
   }
   if (!rec.excluded.empty()) {
-    out += fmt::format("<details><summary>Not ranked: {}</summary>\n\n", exclusions_line(rec));
-    for (const Exclusion& e : rec.excluded) out += fmt::format("- {}: {}\n", e.cell, e.why);
+    out += fmt::format("<details><summary>Not ranked: {}</summary>\n\n", markdown::text(exclusions_line(rec)));
+    for (const Exclusion& e : rec.excluded) out += fmt::format("- {}: {}\n", markdown::text(e.cell), markdown::text(e.why));
     out += "\n</details>\n\n";
   }
   return out;

@@ -8,7 +8,7 @@
 
 namespace sharebench {
 
-// Every string field of the run that a report prints, made printable_lines().
+// Every string of the run, whatever field holds it, made printable_lines().
 void make_terminal_safe(RunResult& run);
 
 }  // namespace sharebench

@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # Hostile and unlucky conditions, fifth round (the numbers are the hardening issue's items): each
 # case below broke before and must now hold.
+#   1. Ctrl-C during the ranking blocks made the strategy whose block was cut short `interrupted`
+#      (its finished blocks ignored), and the report called the other "the only strategy that
+#      qualified" under a header saying "ranked in 8 blocks". Now the incomplete block is dropped,
+#      both cells keep their verdicts, and the header says how many blocks were ranked of those asked
+#   3. escape sequences and tags in run_id, started_at, status, the model's name and an exposure's
+#      words of a crafted results file reached the terminal and report.md from `report`. Now each
+#      string is escaped for its writer, and tests/terminal_safe_test.cc puts an escape and a tag into
+#      every string of a results file in turn, so a field added later is held to it too
 #   2. a runner started with SIGCHLD ignored (`trap '' CHLD`) called `/bin/true` under exec a hang
 #      and every run cell UNEXPECTED; one started with SIGTERM blocked ran to the end after a
 #      `kill -TERM` and exited 0. Now both behave as if started clean
@@ -34,6 +42,90 @@ for c in json.load(open(sys.argv[1]))["cells"]:
     for r in c["repetitions"]:
         for k in r["checks"]: print(k["name"], k["verdict"])' "$1"
 }
+
+# --- 1. Ctrl-C during the ranking blocks -------------------------------------------------------------
+# From Python: a background job of this shell would start with SIGINT ignored.
+"$py" - "$bin" "$out/blocks-int" <<'PY' || fail "Ctrl-C during the ranking blocks"
+import json, signal, subprocess, sys, time
+binary, out = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([binary, "run", "--scenario", "locked/whole-step,locked/update-only", "--start", "fork", "--procs", "1",
+                      "--steps", "400", "--blocks", "8", "--format", "none", "--out", out],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+seen, deadline = "", time.monotonic() + 300
+for line in p.stderr:
+    seen += line
+    if "block 2 of" in line:
+        p.send_signal(signal.SIGINT)
+        break
+    if time.monotonic() > deadline:
+        p.kill()
+        break
+seen += p.stderr.read()
+code = p.wait()
+assert code == 130, f"exit {code}, want 130: {seen[-800:]}"
+run = json.load(open(out + "/results.json"))
+assert run["status"] == "interrupted", run["status"]
+assert run["repetition_policy"]["blocks_ran"] == 1, run["repetition_policy"]
+kinds = {c["id"]: c["outcome"]["kind"] for c in run["cells"]}
+assert "interrupted" not in kinds.values(), f"a cell is interrupted: {kinds}"
+for c in run["cells"]:
+    blocks = sorted({r["block"] for r in c["repetitions"] if r.get("block", -1) >= 0})
+    assert blocks == [0], f"{c['id']}: blocks {blocks}, want only the completed one"
+report = subprocess.run([binary, "report", "--format", "console", out + "/results.json"], capture_output=True, text=True).stdout
+assert "ranked in 1 block of the 8 asked for" in report, report[:2000]
+assert "only strategy that qualified" not in report, report[:2000]
+PY
+
+# --- 3. a crafted results file's escape sequences, in fields no list named ---------------------------
+"$py" - "$out/blocks-int/results.json" "$out/crafted.json" <<'PY' || fail "could not craft a results file"
+import json, sys
+run = json.load(open(sys.argv[1]))
+esc = "\x1b]0;owned\x07\x1b[2J"
+run["run_id"] += esc
+run["started_at"] += esc
+run["status"] = "interrupted" + esc
+for c in run["cells"]:
+    c["config"]["workload"]["model"] += esc
+    for r in c["repetitions"]:
+        for k in r["checks"]:
+            if "exposure" in k:
+                k["exposure"]["what"] += esc
+json.dump(run, open(sys.argv[2], "w"))
+PY
+for f in console json; do
+  "$bin" report --format $f "$out/crafted.json" >"$out/crafted-report.$f" 2>&1
+  if LC_ALL=C grep -q $'\x1b' "$out/crafted-report.$f"; then fail "an escape sequence of a crafted results file reached the $f report"; fi
+done
+"$bin" report --format md,csv,html --out "$out/crafted-reports" "$out/crafted.json" >/dev/null 2>&1 ||
+  fail "report of the crafted results file failed"
+for f in report.md results.csv report.html; do
+  [ -s "$out/crafted-reports/$f" ] || { fail "no $f from the crafted results file"; continue; }
+  if LC_ALL=C grep -q $'\x1b' "$out/crafted-reports/$f"; then fail "an escape sequence of a crafted results file reached $f"; fi
+done
+# And a tag in the same fields: data in report.md and report.html, not markup.
+"$py" - "$out/blocks-int/results.json" "$out/tagged.json" <<'PY' || fail "could not craft a tagged results file"
+import json, sys
+run = json.load(open(sys.argv[1]))
+tag = "<img src=x onerror=alert(1)>"
+run["run_id"] += tag
+run["started_at"] += tag
+run["status"] = "interrupted" + tag
+for c in run["cells"]:
+    c["config"]["workload"]["model"] += tag
+json.dump(run, open(sys.argv[2], "w"))
+PY
+"$bin" report --format md,html --out "$out/tagged-reports" "$out/tagged.json" >/dev/null 2>&1 || fail "report of the tagged results file failed"
+# Outside code spans and fences (where a tag is shown, not run) and anywhere in the HTML.
+"$py" - "$out/tagged-reports" <<'PY' || fail "a tag of a crafted results file is live in report.md or report.html"
+import re, sys
+md = open(sys.argv[1] + "/report.md").read()
+md = re.sub(r"^(`{3,}).*?^\1", "", md, flags=re.S | re.M)  # fenced blocks
+md = re.sub(r"(`+).+?\1", "", md)                           # code spans
+live = [l for l in md.splitlines() if "<img" in l] + [l for l in open(sys.argv[1] + "/report.html") if "<img" in l]
+for l in live[:3]:
+    print("live:", l[:200])
+sys.exit(1 if live else 0)
+PY
 
 # --- 2. inherited signal state --------------------------------------------------------------------
 (trap '' CHLD; exec "$bin" exec --format none --out "$out/chld-exec" -- /bin/true) >"$out/chld-exec.log" 2>&1
