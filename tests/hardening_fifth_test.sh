@@ -77,20 +77,22 @@ assert "only strategy that qualified" not in report, report[:2000]
 PY
 
 # --- 3. a crafted results file's escape sequences, in fields no list named ---------------------------
-"$py" - "$out/blocks-int/results.json" "$out/crafted.json" <<'PY' || fail "could not craft a results file"
+# One results file with escape sequences, one with tags, in the same fields.
+"$py" - "$out/blocks-int/results.json" "$out" <<'PY' || fail "could not craft the results files"
 import json, sys
-run = json.load(open(sys.argv[1]))
-esc = "\x1b]0;owned\x07\x1b[2J"
-run["run_id"] += esc
-run["started_at"] += esc
-run["status"] = "interrupted" + esc
-for c in run["cells"]:
-    c["config"]["workload"]["model"] += esc
-    for r in c["repetitions"]:
-        for k in r["checks"]:
-            if "exposure" in k:
-                k["exposure"]["what"] += esc
-json.dump(run, open(sys.argv[2], "w"))
+for name, added in (("crafted", "\x1b]0;owned\x07\x1b[2J"), ("tagged", "<img src=x onerror=alert(1)>")):
+    run = json.load(open(sys.argv[1]))
+    run["run_id"] += added
+    run["started_at"] += added
+    run["status"] = "interrupted" + added
+    for c in run["cells"]:
+        c["config"]["workload"]["model"] += added
+        for r in c["repetitions"]:
+            for k in r["checks"]:
+                if "exposure" in k:
+                    k["exposure"]["what"] += added
+    with open(f"{sys.argv[2]}/{name}.json", "w") as f:
+        json.dump(run, f)
 PY
 for f in console json; do
   "$bin" report --format $f "$out/crafted.json" >"$out/crafted-report.$f" 2>&1
@@ -102,18 +104,7 @@ for f in report.md results.csv report.html; do
   [ -s "$out/crafted-reports/$f" ] || { fail "no $f from the crafted results file"; continue; }
   if LC_ALL=C grep -q $'\x1b' "$out/crafted-reports/$f"; then fail "an escape sequence of a crafted results file reached $f"; fi
 done
-# And a tag in the same fields: data in report.md and report.html, not markup.
-"$py" - "$out/blocks-int/results.json" "$out/tagged.json" <<'PY' || fail "could not craft a tagged results file"
-import json, sys
-run = json.load(open(sys.argv[1]))
-tag = "<img src=x onerror=alert(1)>"
-run["run_id"] += tag
-run["started_at"] += tag
-run["status"] = "interrupted" + tag
-for c in run["cells"]:
-    c["config"]["workload"]["model"] += tag
-json.dump(run, open(sys.argv[2], "w"))
-PY
+# And the tags: data in report.md and report.html, not markup.
 "$bin" report --format md,html --out "$out/tagged-reports" "$out/tagged.json" >/dev/null 2>&1 || fail "report of the tagged results file failed"
 # Outside code spans and fences (where a tag is shown, not run) and anywhere in the HTML.
 "$py" - "$out/tagged-reports" <<'PY' || fail "a tag of a crafted results file is live in report.md or report.html"

@@ -6,6 +6,7 @@
 // here, whichever writer prints it first.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,32 +126,46 @@ bool holds_control(const json& j) {
   return false;
 }
 
-TEST(TerminalSafe, NoStringOfAResultsFileReachesAWriterWithAnEscapeSequence) {
-  const json base = results_to_json(every_field_filled());
+// The run read back from `base` with `added` appended to the string (or key) at `place`, made
+// terminal-safe as every writer gets it; nullopt where the reader refuses it (a verdict, a start
+// method: such a field cannot carry the text to a writer), or where the place is not the file's
+// own data (the recommendation, recomputed on reading; the format tag).
+std::optional<RunResult> read_with(const json& base, const Place& place, const std::string& added) {
+  if (place.at.to_string().rfind("/recommendation", 0) == 0 || place.at.to_string() == "/format") return std::nullopt;
+  json crafted = base;
+  if (place.key) {
+    json& parent = crafted[place.at.parent_pointer()];
+    json value = parent[place.at.back()];
+    parent.erase(place.at.back());
+    parent[place.at.back() + added] = value;
+  } else {
+    crafted[place.at] = crafted[place.at].get<std::string>() + added;
+  }
+  try {
+    RunResult run = results_from_json(crafted);
+    make_terminal_safe(run);
+    return run;
+  } catch (const ResultsFormatError&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<Place> places_of(const json& base) {
   std::vector<Place> places;
   places_in(base, json::json_pointer(), places);
+  return places;
+}
+
+TEST(TerminalSafe, NoStringOfAResultsFileReachesAWriterWithAnEscapeSequence) {
+  const json base = results_to_json(every_field_filled());
+  const std::vector<Place> places = places_of(base);
   ASSERT_GT(places.size(), 40u);
   int carried = 0;
   for (const Place& place : places) {
-    if (place.at.to_string().rfind("/recommendation", 0) == 0 || place.at.to_string() == "/format") continue;  // recomputed; the tag
-    json crafted = base;
-    if (place.key) {
-      json& parent = crafted[place.at.parent_pointer()];
-      json value = parent[place.at.back()];
-      parent.erase(place.at.back());
-      parent[place.at.back() + kEscape] = value;
-    } else {
-      crafted[place.at] = crafted[place.at].get<std::string>() + kEscape;
-    }
-    RunResult run;
-    try {
-      run = results_from_json(crafted);
-    } catch (const ResultsFormatError&) {
-      continue;  // the reader refuses the field with an escape in it: it cannot reach a writer
-    }
+    const std::optional<RunResult> run = read_with(base, place, kEscape);
+    if (!run) continue;
     ++carried;
-    make_terminal_safe(run);
-    EXPECT_FALSE(holds_control(results_to_json(run))) << "an escape sequence in " << place.name() << " reached the writers";
+    EXPECT_FALSE(holds_control(results_to_json(*run))) << "an escape sequence in " << place.name() << " reached the writers";
   }
   EXPECT_GT(carried, 30) << "most strings of a results file are free text a reader keeps";
 }
@@ -190,29 +205,12 @@ std::string outside_code(const std::string& md) {
 TEST(MarkupSafe, NoStringOfAResultsFileOpensATagInMarkdownOrHtml) {
   constexpr char kTag[] = "<img src=x onerror=alert(1)>";
   const json base = results_to_json(every_field_filled());
-  std::vector<Place> places;
-  places_in(base, json::json_pointer(), places);
-  for (const Place& place : places) {
-    if (place.at.to_string().rfind("/recommendation", 0) == 0 || place.at.to_string() == "/format") continue;
-    json crafted = base;
-    if (place.key) {
-      json& parent = crafted[place.at.parent_pointer()];
-      json value = parent[place.at.back()];
-      parent.erase(place.at.back());
-      parent[place.at.back() + kTag] = value;
-    } else {
-      crafted[place.at] = crafted[place.at].get<std::string>() + kTag;
-    }
-    RunResult run;
-    try {
-      run = results_from_json(crafted);
-    } catch (const ResultsFormatError&) {
-      continue;
-    }
-    make_terminal_safe(run);
-    EXPECT_EQ(outside_code(render_markdown(run)).find("<img"), std::string::npos)
+  for (const Place& place : places_of(base)) {
+    const std::optional<RunResult> run = read_with(base, place, kTag);
+    if (!run) continue;
+    EXPECT_EQ(outside_code(render_markdown(*run)).find("<img"), std::string::npos)
         << "a tag in " << place.name() << " is live in report.md";
-    EXPECT_EQ(render_html(run).find("<img"), std::string::npos) << "a tag in " << place.name() << " is live in report.html";
+    EXPECT_EQ(render_html(*run).find("<img"), std::string::npos) << "a tag in " << place.name() << " is live in report.html";
   }
 }
 
