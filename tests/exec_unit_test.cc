@@ -149,9 +149,16 @@ TEST(MemoryWatch, CatchesGrowthAndNewSharedMemoryWithinItsAllowance) {
   const std::int64_t t0 = monotonic_ns();
   MemoryWatch watch(*block, t0, [&](pid_t pid) { return pid == child ? &row : nullptr; });
   std::int64_t now = t0, most_one_walk = 0, done = 0;
+  // A walk comes when the resident size has grown by a tenth since the last one: a child that faults
+  // its 512 MiB in slowly (a loaded machine) may be walked at 474 MiB and not again for the last 8 %.
+  const double least_uss = 512 / 1.1 - 16;
   // 2.5 s, or a second past the child's saying it is done when that is later: on a loaded machine
-  // (CI, 28 Nov) faulting 512 MiB in took the child more than the 2.5 s. At most 30 s.
-  while (now - t0 < 2'500'000'000 || (done == 0 && now - t0 < 30'000'000'000) || (done != 0 && now - done < 1'000'000'000)) {
+  // (CI, 28 Nov) faulting 512 MiB in took the child more than the 2.5 s. At most 30 s. Past that
+  // second, up to 10 s more for the walk its growth calls for: with both cores kept busy (28 Nov)
+  // walks are slow, and the walk budget let the last one come only after the second.
+  while (now - t0 < 2'500'000'000 || (done == 0 && now - t0 < 30'000'000'000) ||
+         (done != 0 && now - done < 1'000'000'000) ||
+         (done != 0 && row.uss_mb_peak < least_uss && now - done < 10'000'000'000)) {
     char byte;
     if (done == 0 && ::read(told[0], &byte, 1) == 1) done = monotonic_ns();
     const std::int64_t before = watch.walk_ns();
@@ -167,9 +174,7 @@ TEST(MemoryWatch, CatchesGrowthAndNewSharedMemoryWithinItsAllowance) {
   ::waitpid(child, nullptr, 0);
   ::shm_unlink(("/" + name).c_str());
   EXPECT_GE(row.rss_mb_peak, 500) << "the resident size is read every 250 ms";
-  // A walk comes when the resident size has grown by a tenth since the last one: a child that faults
-  // its 512 MiB in slowly (a loaded machine) may be walked at 474 MiB and not again for the last 8 %.
-  EXPECT_GE(row.uss_mb_peak, 512 / 1.1 - 16) << "growth past the last walk's size calls for a walk";
+  EXPECT_GE(row.uss_mb_peak, least_uss) << "growth past the last walk's size calls for a walk";
   EXPECT_GE(row.samples, 2);
   EXPECT_TRUE(sighted) << "a name new in /dev/shm is looked for at once";
   const double allowance = static_cast<double>(MemoryWatch::kFirstAllowanceNs) +
