@@ -1,9 +1,13 @@
 // JUnit XML report: one test suite per cell, one test case per check (over all repetitions) plus
-// one for the cell's expectation, so CI systems show failures natively. A planted bug that was
+// one for the cell's expectation, so CI systems show failures natively; for a program under exec that
+// is a test runner, one more failing case per test of its own a finding happened in, named as the
+// runner names it ("tests/test_x.py::test_y"), with that test's findings. A planted bug that was
 // caught is a passing case (its evidence in <system-out>); one that was missed is a failure. A
 // skipped or interrupted cell is one <skipped/> case with its reason: never a pass.
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,6 +29,19 @@ std::string xml(const std::string& s) {
         if (c < 0x20 && c != '\n' && c != '\t') out += ' ';
         else out += static_cast<char>(c);
     }
+  }
+  return out;
+}
+// The findings of a check's message (its " | "-separated parts) that name `test`.
+std::vector<std::string> findings_naming(const std::string& message, const std::string& test) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= message.size()) {
+    std::size_t next = message.find(" | ", at);
+    if (next == std::string::npos) next = message.size();
+    const std::string finding = message.substr(at, next - at);
+    if (finding.rfind("in test", 0) == 0 && finding.find(test) != std::string::npos) out.push_back(finding);
+    at = next + 3;
   }
   return out;
 }
@@ -52,6 +69,8 @@ std::string render_junit(const RunResult& run) {
     }
     // check name → failure messages across repetitions (empty: passed everywhere)
     std::map<std::string, std::vector<std::string>> cases;
+    // the program's own test → its findings (exec: Check::tests)
+    std::map<std::string, std::vector<std::string>> by_test;
     double time = 0;
     for (const auto& r : c.repetitions) {
       time += r.wall_s;
@@ -59,6 +78,11 @@ std::string render_junit(const RunResult& run) {
         auto& fails = cases[ch.name];
         if (!check_as_expected(c.expected, ch)) {
           fails.push_back(fmt::format("repetition {}: {} ({})", r.index, ch.message, to_string(ch.verdict)));
+          for (const std::string& test : ch.tests) {
+            for (const std::string& finding : findings_naming(ch.message, test)) {
+              by_test[test].push_back(fmt::format("repetition {}: {}: {}", r.index, ch.name, finding));
+            }
+          }
         }
       }
       auto& exp = cases["expectation"];
@@ -91,10 +115,18 @@ std::string render_junit(const RunResult& run) {
       }
       body += "</testcase>\n";
     }
-    total_tests += static_cast<int>(cases.size());
+    for (const auto& [test, fails] : by_test) {
+      std::string text;
+      for (const auto& f : fails) text += f + "\n";
+      body += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <failure message=\"{}\">{}</failure>\n"
+                          "    </testcase>\n",
+                          xml(c.config.id()), xml(test), xml(fails.front()), xml(text));
+      ++failures;
+    }
+    total_tests += static_cast<int>(cases.size() + by_test.size());
     total_failures += failures;
     suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n{}{}  </testsuite>\n",
-                          xml(c.config.id()), cases.size(), failures, time, properties, body);
+                          xml(c.config.id()), cases.size() + by_test.size(), failures, time, properties, body);
   }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sharebench {}\" tests=\"{}\" "
                      "failures=\"{}\" skipped=\"{}\">\n{}</testsuites>\n",

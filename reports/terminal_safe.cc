@@ -43,13 +43,14 @@ void clean(Repetition& r) {
     clean(k.name);
     clean(k.message);
     if (k.exposure) clean(k.exposure->what);
+    for (std::string& t : k.tests) clean(t);
   }
   for (Series& s : r.series) clean(s.name);
   for (WorkerRecord& w : r.workers) {
     for (std::string* s : {&w.error, &w.stderr_tail, &w.stall, &w.stacks, &w.chaos_recent}) clean(*s);
   }
   for (ProcessRecord& p : r.processes) {
-    for (std::string* s : {&p.command, &p.role, &p.end, &p.state, &p.python_stack, &p.native_stack, &p.error}) clean(*s);
+    for (std::string* s : {&p.command, &p.role, &p.end, &p.state, &p.python_stack, &p.native_stack, &p.error, &p.test}) clean(*s);
   }
 }
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wings/exec/sharing_findings.h"
+#include "wings/exec/test_attribution.h"
 
 namespace sharebench {
 namespace {
@@ -640,6 +641,44 @@ TEST(ExecRaces, DistinctStreamsProcessesThatDrewNothingAndNonTrainersAreClean) {
   const Check* alone = find_check(one, "random-streams");
   ASSERT_NE(alone, nullptr);
   EXPECT_EQ(alone->exposure->count, 0);
+}
+
+// Workers seeded alike one group after another (two tests of a suite, two phases) are deterministic
+// on purpose: only processes alive at the same time are judged together.
+TEST(ExecRaces, TrainersSeededAlikeOneAfterAnotherAreNotAFinding) {
+  json first = end_with_stream(11, "seeded", "ab", true, true), second = end_with_stream(12, "seeded", "ab", true, true);
+  first["t"] = 2.0;
+  second["t"] = 5.0;
+  const SharingFindings f = sharebench::judge_sharing({start(11, 1.0), first, start(12, 3.0), second}, {}, SharingContext{});
+  EXPECT_EQ(find_check(f, "random-streams")->verdict, Verdict::kPass) << find_check(f, "random-streams")->message;
+  // The second group alive while the first still ran: the same stream at once.
+  const SharingFindings together =
+      sharebench::judge_sharing({start(11, 1.0), first, start(12, 1.5), second}, {}, SharingContext{});
+  EXPECT_EQ(find_check(together, "random-streams")->verdict, Verdict::kFail);
+}
+
+// A program that is a test runner: each finding names the test its processes started in, and the
+// check lists those tests (a JUnit testcase each); a finding about processes outside every test is
+// left as it was.
+TEST(ExecTests, EachFindingNamesTheTestItsProcessesStartedIn) {
+  json in_test = start(12, 0.1), other_test = start(13, 0.2);
+  in_test["test"] = "tests/test_a3c.py::test_workers";
+  other_test["test"] = "tests/test_a3c.py::test_clean";
+  const std::vector<json> events = {start(11, 0), in_test, other_test, start(14, 0.3),
+                                    end_with_stream(12, "seeded", "ab", true, true), end_with_stream(14, "seeded", "ab", true, true)};
+  const SharingFindings f = sharebench::judge_sharing(events, {}, SharingContext{});
+  const Check* c = find_check(f, "random-streams");
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_EQ(c->message.rfind("in test tests/test_a3c.py::test_workers: 2 processes", 0), 0u) << c->message;
+  EXPECT_EQ(c->tests, std::vector<std::string>{"tests/test_a3c.py::test_workers"});
+  EXPECT_EQ(sharebench::pids_named("pids 11, 12 and 13 at x.py:1; pid 14 (parent 2)"), (std::vector<int>{11, 12, 13, 14}));
+  // The process table learns each process's test.
+  std::vector<ProcessRecord> processes;
+  sharebench::merge_events_into_processes(events, 0, processes);
+  const auto p12 = std::find_if(processes.begin(), processes.end(), [](const ProcessRecord& p) { return p.pid == 12; });
+  ASSERT_NE(p12, processes.end());
+  EXPECT_EQ(p12->test, "tests/test_a3c.py::test_workers");
 }
 
 }  // namespace races

@@ -60,6 +60,9 @@ struct Check {
   std::optional<double> value;  // the figure the verdict rests on (lost updates, loss ratio, …)
   std::string message;   // one sentence a person can act on
   std::optional<Exposure> exposure;  // where the check counts how often it was put to the test
+  // exec, a program that is a test runner (pytest, unittest): the tests its findings happened in,
+  // named as the runner names them ("tests/test_x.py::test_y"); empty when none is known.
+  std::vector<std::string> tests;
 };
 
 // A check that counts no exposure of its own gets the repetition's work as its exposure: the worker
@@ -141,6 +144,7 @@ struct ProcessRecord {
   int fds_peak = 0;          // the most descriptors it held open at once (sampled)
   int fd_limit = 0;          // its soft RLIMIT_NOFILE when it came nearest it (0: unknown or unlimited)
   int fds_nearest_limit = 0; // the descriptors it held then
+  std::string test;          // the test its program's test runner was running when it started ("": none)
 };
 
 struct Repetition {

@@ -47,6 +47,7 @@ void to_json(json& j, const Check& c) {
   j = json{{"name", c.name}, {"verdict", c.verdict}, {"value", c.value ? number_or_null(*c.value) : json(nullptr)},
            {"message", c.message}};
   if (c.exposure) j["exposure"] = json{{"count", c.exposure->count}, {"what", c.exposure->what}};
+  if (!c.tests.empty()) j["tests"] = c.tests;
 }
 void from_json(const json& j, Check& c) {
   c.name = j.at("name").get<std::string>();
@@ -58,6 +59,8 @@ void from_json(const json& j, Check& c) {
   if (j.contains("exposure") && j.at("exposure").is_object()) {
     c.exposure = Exposure{j.at("exposure").at("count").get<double>(), j.at("exposure").at("what").get<std::string>()};
   }
+  c.tests.clear();
+  if (j.contains("tests") && j.at("tests").is_array()) c.tests = j.at("tests").get<std::vector<std::string>>();
 }
 
 void to_json(json& j, const SeriesPoint& p) {
@@ -74,7 +77,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerRecord, rank, pid, exited,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessRecord, pid, ppid, birth, command, role, end, python,
                                                 first_seen_s, last_seen_s, cpu_s, steps, rss_mb_peak, pss_mb_peak,
                                                 uss_mb_peak, shared_mb_peak, state, python_stack, native_stack, error,
-                                                fds_peak, fd_limit, fds_nearest_limit)
+                                                fds_peak, fd_limit, fds_nearest_limit, test)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Expectation, must_fail, may_fail, others_free, must_pass)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardInfo, index, total, planned_cells)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RepetitionPolicy, automatic, fixed, target, budget_s, min_timed_s,

@@ -364,6 +364,7 @@ class ExecScenario : public Scenario {
       const auto raise = f.to_raise.find(c.name);
       if (!c.exposure) ctx.check(c.name, c.verdict, c.value, c.message);
       else ctx.check(c.name, c.verdict, c.value, c.message, *c.exposure, raise != f.to_raise.end() ? raise->second : "a run where it happens");
+      ctx.repetition().checks.back().tests = c.tests;  // a test runner's tests its findings happened in
     }
     for (const auto& [k, v] : f.metrics) rep.metrics[k] = v;
     rep.notes.insert(rep.notes.end(), f.notes.begin(), f.notes.end());

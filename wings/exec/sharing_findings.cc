@@ -3,6 +3,7 @@
 #include "wings/exec/sharing_findings.h"
 #include "wings/exec/exec_check_ids.h"
 #include "wings/exec/checks/exec_checks.h"
+#include "wings/exec/test_attribution.h"
 #include "harness/util/bounded_json.h"
 
 #include <algorithm>
@@ -948,6 +949,7 @@ void merge_events_into_processes(const std::vector<json>& events, double t0_s, s
     }
     ProcessRecord* p = find(kind == "reaped" ? int_of(e, "child") : pid);
     if (!p) continue;
+    if (kind == "start" && p->test.empty()) p->test = text_of(e, "test");
     if (kind == "end" || kind == "error") {
       p->last_seen_s = std::max(p->last_seen_s, at);
       if (const std::string error = text_of(e, "error"); !error.empty()) p->error = error;
@@ -1002,6 +1004,7 @@ SharingFindings judge_sharing(const std::vector<json>& events, const std::vector
   if (!events.empty()) {  // the hooks ran: they saw exit codes read, and what was done to shared state
     judge_deaths(events, processes, machine, f);
     exec_checks::judge_all(events, f);
+    attribute_findings_to_tests(tests_by_pid(events), f.checks);  // a test runner's: each finding names its test
   }
   judge_headroom(events, processes, machine, f);
   // The cell is labelled with the forced start method; a child started some other way (an

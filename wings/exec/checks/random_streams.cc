@@ -11,7 +11,9 @@
 // states are the same stream; a process whose generator never moved since drew nothing and is not
 // judged. Processes that train no model they were handed are not judged either: the parent,
 // DataLoader workers (torch reseeds them itself), inference workers, the replicas of a
-// DistributedDataParallel job (they build their own and seed alike on purpose).
+// DistributedDataParallel job (they build their own and seed alike on purpose). Nor are processes
+// that never ran at the same time: two tests of a suite, or two training phases one after the
+// other, that seed their workers alike are deterministic on purpose, not workers exploring alike.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -30,11 +32,13 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kEndEvent = "end";
+constexpr std::string_view kStartEvent = "start";
 constexpr std::string_view kSeeded = "seeded";
 constexpr std::string_view kInherited = "inherited";
 
 struct Stream {
   int pid = 0;
+  double began = 0, ended = 0;  // its start and end events' times
   std::string how;
   std::string where;
   std::string seed;  // as the process reported it: torch's seeds are unsigned 64-bit
@@ -64,10 +68,28 @@ std::string how_they_share(const std::vector<Stream>& group) {
                      first.seed);
 }
 
+// The processes of one origin split into those whose lifetimes overlap, one after another (the
+// connected runs of an interval graph, in order of start): only processes alive together explore alike.
+std::vector<std::vector<Stream>> alive_together(std::vector<Stream> group) {
+  std::sort(group.begin(), group.end(), [](const Stream& a, const Stream& b) { return a.began < b.began; });
+  std::vector<std::vector<Stream>> out;
+  double until = -1;
+  for (const Stream& s : group) {
+    if (out.empty() || s.began > until) out.emplace_back();
+    out.back().push_back(s);
+    until = std::max(until, s.ended);
+  }
+  return out;
+}
+
 }  // namespace
 
 void judge_random_streams(const ExecCheckInput& in, SharingFindings& f) {
   std::map<std::string, std::vector<Stream>> by_origin;
+  std::map<int, double> began;  // pid -> its start event's time
+  for (const json& e : in.events) {
+    if (e.value("event", "") == kStartEvent && e.contains("t") && e["t"].is_number()) began[e.value("pid", 0)] = e["t"].get<double>();
+  }
   double judged = 0;
   for (const json& e : in.events) {
     if (e.value("event", "") != kEndEvent || !e.contains("random_streams") || !e["random_streams"].is_object()) continue;
@@ -76,14 +98,20 @@ void judge_random_streams(const ExecCheckInput& in, SharingFindings& f) {
     if (!r.contains("state") || !r["state"].is_string()) continue;
     Stream s;
     s.pid = e.value("pid", 0);
+    s.ended = e.contains("t") && e["t"].is_number() ? e["t"].get<double>() : 0;
+    s.began = began.count(s.pid) ? began[s.pid] : s.ended;
     s.how = r.value("how", "");
     s.seed = r.contains("seed") && r["seed"].is_number_integer() ? r["seed"].dump() : std::string("unknown");
     if (r.contains("where") && r["where"].is_string()) s.where = r["where"].get<std::string>();
     by_origin[r["state"].get<std::string>()].push_back(s);
     ++judged;
   }
+  std::vector<std::vector<Stream>> together;  // processes of one origin that ran at the same time
+  for (const auto& [state, all] : by_origin) {
+    for (std::vector<Stream>& group : alive_together(all)) together.push_back(std::move(group));
+  }
   std::vector<std::string> findings;
-  for (const auto& [state, group] : by_origin) {
+  for (const std::vector<Stream>& group : together) {
     if (group.size() < 2) continue;
     std::vector<int> pids;
     for (const Stream& s : group) pids.push_back(s.pid);

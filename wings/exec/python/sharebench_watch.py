@@ -11,7 +11,8 @@ side is tested against too (tests/exec_protocol_test.py): a field renamed on one
 test. Each process's "start" carries PROTOCOL; the runner refuses to judge events of another.
   start     a Python process began: its parent, argv; after a fork, what the forking process had
             alive at that moment (native threads started since torch's import, Python threads,
-            intra-op threads, whether CUDA was initialised) and the line that forked it
+            intra-op threads, whether CUDA was initialised) and the line that forked it; the test
+            the program's test runner was running then (pytest, unittest), if any
   torch     torch finished importing here: intra-op threads
   handoff   a parent started a multiprocessing child: the child's pid, the start() line, every
             module, tensor and optimizer in the Process's args, kwargs and attributes, and whether
@@ -710,7 +711,8 @@ def _after_fork_in_child():
     _guarded("fork", _shared_state.after_fork_in_child)
     _guarded("fork", _sends.after_fork_in_child)
     _guarded("fork", _random_streams.after_fork_in_child)
-    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL)
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL,
+          **_test_field())
 
 
 def _before_start(carried):
@@ -1050,9 +1052,47 @@ def _excepthook(previous):
     return hook
 
 
+def _current_test():
+    """The test the program's test runner is running, as it names it: pytest's PYTEST_CURRENT_TEST
+    without its phase ("tests/test_x.py::test_y"), or the id of the unittest test running
+    (SHAREBENCH_TEST, set around TestCase.run below); "" outside a test. Inherited through the
+    environment, so a child started during a test carries that test."""
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    if current:
+        return current.rsplit(" (", 1)[0] if current.endswith(")") else current
+    return os.environ.get("SHAREBENCH_TEST", "")
+
+
+def _test_field():
+    test = _current_test()
+    return {"test": test} if test else {}
+
+
+def _hook_unittest(case):
+    """unittest names no running test in the environment: set SHAREBENCH_TEST to its id while it runs."""
+    run = case.TestCase.run
+
+    def run_naming_the_test(self, *args, **kwargs):
+        before = os.environ.get("SHAREBENCH_TEST")
+        try:
+            os.environ["SHAREBENCH_TEST"] = self.id()
+        except Exception:
+            return run(self, *args, **kwargs)
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            if before is None:
+                os.environ.pop("SHAREBENCH_TEST", None)
+            else:
+                os.environ["SHAREBENCH_TEST"] = before
+
+    case.TestCase.run = run_naming_the_test
+
+
 def install():
     import atexit
-    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL)
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL, **_test_field())
+    _AFTER_IMPORT["unittest.case"] = _hook_unittest
     _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
     _sends.install(_emit, _user_location, _shared_state, _AFTER_IMPORT)
     _random_streams.install(_user_location, _AFTER_IMPORT)
