@@ -80,17 +80,25 @@ void apply_cell_flags(CellFlagValues& values, CellConfig& base) {
   }
 }
 
-void add_color_option(CLI::App& cmd, std::string& mode) {
-  cmd.add_option("--color", mode, "colour on the console: auto (a terminal, and NO_COLOR unset), always, never")
+void add_console_options(CLI::App& cmd, ConsoleChoice& choice) {
+  cmd.add_option("--color", choice.color, "colour on the console: auto (a terminal, and NO_COLOR unset), always, never")
       ->check(one_of({"auto", "always", "never"}))
       ->capture_default_str();
+  cmd.add_flag("--explain", choice.explain,
+               "open the console report with how the recommendation ranks (blocks, A/A control, ties) in full, "
+               "instead of its one-line legend");
 }
 
-bool use_colour(const std::string& mode, int fd) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
+RenderOptions ConsoleChoice::render(int fd) const {
+  RenderOptions out;
+  out.explain = explain;
+  if (color == "always" || color == "never") {
+    out.colour = color == "always";
+    return out;
+  }
   const char* no_color = std::getenv("NO_COLOR");  // no-color.org: set and not empty disables colour
-  return ::isatty(fd) != 0 && !(no_color && *no_color);
+  out.colour = ::isatty(fd) != 0 && !(no_color && *no_color);
+  return out;
 }
 
 

@@ -15,6 +15,7 @@
 
 #include "harness/results/results.h"
 #include "harness/runner/runner.h"
+#include "reports/report_writers.h"
 
 namespace sharebench::cli {
 
@@ -46,7 +47,8 @@ std::optional<RunOutcome> run_matrix_then_stop_forkserver(const RunnerOptions& o
 // Runs planned cells (the forkserver started first when a cell needs it, interrupts handled), writes
 // the report files and prints the console or JSON report: the end of `run` and of `exec`. Returns
 // the process exit code.
-int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
+struct ConsoleChoice;
+int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const ConsoleChoice& console,
                    const CellConfig& base);
 
 // --format FORMAT[,FORMAT...] with the choices of the report registry (reports/report_writers.h);
@@ -54,10 +56,14 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
 // names where the file formats go, for the help text.
 CLI::Option* add_format_option(CLI::App& cmd, std::vector<std::string>& formats, bool with_none,
                                const std::string& dir);
-// --color auto|always|never on a subcommand that prints a console report.
-void add_color_option(CLI::App& cmd, std::string& mode);
-// Whether to paint: always; never; auto = a terminal on `fd` and no NO_COLOR in the environment.
-bool use_colour(const std::string& mode, int fd);
+// How the console report is printed: --color auto|always|never, and --explain (the recommendation's
+// method in full instead of its legend line), on every subcommand that prints one.
+struct ConsoleChoice {
+  std::string color = "auto";
+  bool explain = false;
+  RenderOptions render(int fd) const;  // colour: always; never; auto = a terminal on `fd` and no NO_COLOR set
+};
+void add_console_options(CLI::App& cmd, ConsoleChoice& choice);
 
 // The values given for each cell flag (harness/plan/cell_flags.h), by flag name.
 using CellFlagValues = std::map<std::string, std::vector<std::string>>;

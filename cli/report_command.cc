@@ -18,7 +18,8 @@ namespace sharebench::cli {
 
 std::function<int()> add_report_command(CLI::App& app) {
   struct Flags {
-    std::string results, out, color = "auto";
+    std::string results, out;
+    ConsoleChoice console;
     std::vector<std::string> formats{"md"};
   };
   auto f = std::make_shared<Flags>();
@@ -27,7 +28,7 @@ std::function<int()> add_report_command(CLI::App& app) {
       "report", fmt::format("render a results file as {}", fmt::join(report_format_names(/*with_none=*/false), ", ")));
   cmd->add_option("results", f->results, "a results.json written by sharebench run")->required();
   add_format_option(*cmd, f->formats, false, "the output directory");
-  add_color_option(*cmd, f->color);
+  add_console_options(*cmd, f->console);
   cmd->add_option("--out", f->out, "directory for the files (default: the results file's directory)");
   return [f] {
     const std::optional<RunResult> loaded = load_results_or_report(f->results);
@@ -43,7 +44,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     } catch (const std::runtime_error& e) {
       return usage_error(e.what());
     }
-    print_reports(run, f->formats, RenderOptions{use_colour(f->color, STDOUT_FILENO)}, stdout);
+    print_reports(run, f->formats, f->console.render(STDOUT_FILENO), stdout);
     return kExitOk;
   };
 }

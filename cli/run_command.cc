@@ -34,7 +34,8 @@ struct RunFlags {
   MatrixRequest request;
   AutoRepetitions automatic;  // --repetitions auto
   BlockPolicy block_policy;   // --blocks
-  std::string out, repetitions = "1", blocks, budget, interval, tie_margin, shard, color = "auto";
+  std::string out, repetitions = "1", blocks, budget, interval, tie_margin, shard;
+  ConsoleChoice console;
   CellFlagValues cell_values;
 };
 
@@ -112,7 +113,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--out", f->out, "write results into this directory (default: runs/<id>, linked as runs/latest)")
       ->type_name("DIR");
   add_format_option(*cmd, f->formats, true, "the run directory");
-  add_color_option(*cmd, f->color);
+  add_console_options(*cmd, f->console);
 
   return [f, argc, argv] {
     f->request.scenarios = f->scenarios;
@@ -191,7 +192,7 @@ std::function<int()> add_run_command(CLI::App& app, int argc, char** argv) {
     options.out_dir = absolute_out_dir(f->out);
     options.command.assign(argv, argv + argc);
     options.shard = shard;
-    return run_and_report(std::move(options), f->formats, f->color, f->request.base);
+    return run_and_report(std::move(options), f->formats, f->console, f->request.base);
   };
 }
 
@@ -214,7 +215,7 @@ void warn_of_checks_disabled_in_vain(const RunResult& run, const std::vector<std
   }
 }
 
-int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const std::string& color,
+int run_and_report(RunnerOptions options, const std::vector<std::string>& formats, const ConsoleChoice& console,
                    const CellConfig& base) {
   // The forkserver must be forked while this process has no threads and LibTorch is untouched.
   for (const PlannedCell& c : options.cells) {
@@ -240,7 +241,7 @@ int run_and_report(RunnerOptions options, const std::vector<std::string>& format
       std::fprintf(stderr, "wrote %s\n", written.c_str());
     }
   }
-  const RenderOptions render{use_colour(color, STDOUT_FILENO)};
+  const RenderOptions render = console.render(STDOUT_FILENO);
   for (const std::string& format : formats) {
     if (interrupt_requested()) break;
     print_reports(outcome.result, {format}, render, stdout);

@@ -212,15 +212,15 @@ std::string program_checks(const std::string& id, const Repetition& r, const Pai
   return out;
 }
 
-std::string render_console(const RunResult& raw, bool colour) {
+std::string render_console(const RunResult& raw, const RenderOptions& options) {
   RunResult run = raw;  // what came from a program or a foreign results file, shown, never obeyed
   make_terminal_safe(run);
-  const Painter paint(colour);
+  const Painter paint(options.colour);
   // A run of programs alone (exec) has nothing to rank: no recommendation block to read past.
   const bool programs_only = !run.cells.empty() && std::all_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) {
     return c.kind == ScenarioKind::kProgram;
   });
-  std::string out = programs_only ? std::string() : render_recommendation_console(run, 5);
+  std::string out = programs_only ? std::string() : render_recommendation_console(run, 5, options.explain);
   std::map<Outcome, int> counts;
   std::vector<ScenarioKind> kinds;
   for (const CellResult& c : run.cells) {

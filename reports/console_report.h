@@ -1,6 +1,7 @@
 // Console report: the table of cells, outcomes and headline figures, then the details of every
 // cell that did not go as expected (its failing checks and the command that re-runs it).
-// Colour only when `colour` is set (the CLI sets it when stdout is a terminal).
+// Colour only when asked (the CLI asks when stdout is a terminal); the recommendation opens it
+// (recommendation_report.h), its method in full with `explain`.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 namespace sharebench {
 
-std::string render_console(const RunResult& run, bool colour);
+struct RenderOptions;  // reports/report_writers.h
+std::string render_console(const RunResult& run, const RenderOptions& options);
 
 }  // namespace sharebench

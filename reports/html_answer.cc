@@ -126,7 +126,9 @@ json loss_against_time(const RunResult& run, const KindTable& t) {
     for (const auto& [procs, r] : t.best.at(strategy)) {
       const CellResult* c = find_cell(run, r.cell);
       const double loss = c ? cell_mean(*c, "heldout_loss") : NAN, secs = c ? cell_mean(*c, "run_s") : NAN;
-      if (std::isfinite(loss) && std::isfinite(secs)) points.push_back({{"x", secs}, {"y", loss}, {"start", r.cell}});
+      if (std::isfinite(loss) && std::isfinite(secs)) {
+        points.push_back({{"x", secs}, {"y", loss}, {"start", r.cell}, {"procs", procs}});
+      }
     }
     datasets.push_back({{"label", strategy}, {"color", kStrategyColours[colour++ % kMaxSeriesPerChart]}, {"points", points}});
   }
@@ -179,7 +181,7 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
     charts.push_back(chart_spec("answer-throughput-" + key,
                                 fmt::format("{}: throughput by strategy (start methods pooled unless told apart; mean, 95 % interval)",
                                             kind_words(t, several)),
-                                "processes", t.unit + " (all workers)", bars_by_procs(t, [](const RankedCell& r) {
+                                "processes", t.unit, bars_by_procs(t, [](const RankedCell& r) {
                                   return json{{"y", r.rate.mean}, {"lo", bound(r.rate.lo)}, {"hi", bound(r.rate.hi)}};
                                 }), extra));
   }
@@ -187,10 +189,11 @@ json headline_charts(const RunResult& run, const Recommendation& rec) {
     if (t.kind != ScenarioKind::kTraining) continue;
     const std::string key = id_part(kind_words(t, several));
     charts.push_back(chart_spec("answer-loss-time-" + key,
-                                fmt::format("{}: held-out loss against the time it took (one point per process count)",
-                                            kind_words(t, several)),
+                                fmt::format("{}: held-out loss against the time it took", kind_words(t, several)),
                                 "seconds of training (timed)", "held-out loss", loss_against_time(run, t),
-                                json{{"zeroY", false}, {"note", more_note(t)}}));
+                                json{{"zeroY", false}, {"shapeByProcs", true},
+                                     {"note", "● 1 process, ▲ 2, ■ 4, ◆ more: one point per process count, joined per "
+                                              "strategy. " + more_note(t)}}));
     charts.push_back(memory_by_start(run, t, several));
   }
   return charts;
@@ -211,17 +214,18 @@ std::string ranked_rows(const RankingGroup& g) {
 }
 
 std::string answer_section(const RunResult& run, const Recommendation& rec) {
-  std::string policy = repetition_policy_line(run);
-  policy[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(policy[0])));
-  std::string out = fmt::format("<section id=\"answer\"><h2>Recommendation</h2>\n<p class=\"summary\">The fastest strategies "
-                                "that passed every check and converged; = marks a tie (95 % intervals overlap); a strategy's "
-                                "start methods are pooled unless told apart. {}.</p>\n<ul class=\"verdicts\">\n",
-                                html_escape(policy));
+  // The method in a line, as on the console; in full in the title (hover) and in report.md.
+  std::string out = fmt::format("<section id=\"answer\"><h2>Recommendation</h2>\n<p class=\"summary\" title=\"{}\">The "
+                                "fastest strategies that passed every check and converged. {}; {}.</p>\n<ul class=\"verdicts\">\n",
+                                html_escape(repetition_policy_line(run)), html_escape(recommendation_legend(run)),
+                                html_escape(repetition_policy_short(run)));
   if (rec.empty()) out += "<li>Nothing to rank: no cell of training, inference or messages passed every check.</li>\n";
   for (const RankingGroup& g : rec.groups) {
     const RankedStrategy& top = g.strategies.front();
-    out += fmt::format("<li><b>{}</b>: {} <span class=\"summary\">({})</span></li>\n", html_escape(group_title(g)),
-                       html_escape(g.verdict), html_escape(ranked_figures(top, g.unit)));
+    out += fmt::format("<li><b>{}</b>: {}{} <span class=\"summary\">({}; start methods: {})</span></li>\n",
+                       html_escape(group_title(g)), html_escape(g.verdict),
+                       g.budget_note.empty() ? "" : "; " + html_escape(g.budget_note), html_escape(ranked_figures(top, g.unit)),
+                       html_escape(g.start_methods));
   }
   out += "</ul>\n";
   if (!rec.groups.empty()) {

@@ -438,6 +438,7 @@ const char* kScript = R"js(
   document.body.dataset.headlineTotal = String(all.headline.length);
   document.body.dataset.chartsDrawn = '0';
   const title = t => ({display:true, text:t});
+  const shapes = {1:'circle', 2:'triangle', 4:'rect'};
   const number = v => v >= 100 ? Math.round(v).toLocaleString('en') : Number(v.toPrecision(3)).toString();
   const draw = spec => {
     const canvas = document.getElementById('chart-' + spec.id);
@@ -469,7 +470,9 @@ const char* kScript = R"js(
       data = {datasets: spec.datasets.map(d => ({label:d.label, data:d.points, group:d.group,
         hidden: spec.picker ? d.group !== spec.picker[0] : false,
         borderColor:d.color, backgroundColor:d.color, borderDash:d.dash || [],
-        pointRadius: d.points.length > 30 ? 0 : 3, borderWidth: 2}))};
+        // One shape per process count where the points are process counts (the note says which).
+        pointStyle: spec.shapeByProcs ? d.points.map(p => shapes[Math.min(p.procs, 8)] || 'rectRot') : 'circle',
+        pointRadius: spec.shapeByProcs ? 5 : (d.points.length > 30 ? 0 : 3), borderWidth: 2}))};
       scales = {x:{type: spec.logX ? 'logarithmic' : 'linear', title:title(spec.xTitle),
                    ticks: spec.integerX ? {stepSize:1, precision:0} : {}},
                 y:{beginAtZero: !!spec.zeroY, title:title(spec.yTitle)}};
@@ -479,7 +482,9 @@ const char* kScript = R"js(
       (c.raw && c.raw.start ? ' (' + c.raw.start + ')' : '')}};
     const made = new Chart(canvas, {type, data, plugins:[marker, whiskers], options:{animation:false, responsive:true,
       maintainAspectRatio:false, parsing, scales,
-      plugins:{title:title(spec.title), tooltip, legend:{position:'bottom', labels:{filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
+      // Bars keep their height: their legend stands beside them (below, six strategies took half a short box).
+      plugins:{title:title(spec.title), tooltip, legend:{position: spec.kind === 'bars' ? 'right' : 'bottom',
+        maxWidth: 240, labels:{boxWidth: 14, filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
     if (spec.picker) {
       const pick = document.getElementById('pick-' + spec.id);
       pick.addEventListener('change', () => {
@@ -487,6 +492,7 @@ const char* kScript = R"js(
         made.update();
       });
     }
+    return made;
   };
   // The headline's first row fits the window under the answer (down to 200 px a chart): warnings or
   // a long recommendation must not push the charts that answer below the first screen.
@@ -498,7 +504,9 @@ const char* kScript = R"js(
     const room = Math.floor(window.innerHeight - head.getBoundingClientRect().top - frame - 8);
     if (room < 300) head.style.setProperty('--headline-height', Math.max(200, room) + 'px');
   }
-  all.headline.forEach(draw);
+  // Each headline chart's plot area, its height in pixels (the browser test holds it tall enough to
+  // compare bars: legends and titles once left it 40 px).
+  document.body.dataset.plotHeights = all.headline.map(draw).map(c => c && c.chartArea ? Math.round(c.chartArea.bottom - c.chartArea.top) : 0).join(' ');
   // What a reader sees before scrolling: the answer and the headline charts wholly on the first screen.
   const seen = [];
   for (const el of document.querySelectorAll('#answer, #headline .chart')) {

@@ -114,7 +114,9 @@ std::string ranked_figures(const RankedStrategy& s, const std::string& unit) {
   if (s.starts.size() > 1) {
     std::string starts;
     for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;
-    reps += s.pooled ? fmt::format(": {} pooled", starts) : fmt::format(", {} alone: start methods differ", s.starts.front());
+    reps += s.pooled                ? fmt::format(": {} pooled", starts)
+            : !s.rate.bounded() ? fmt::format(", {}'s: the fastest of one run each", s.starts.front())
+                                : fmt::format(", {} alone: start methods differ", s.starts.front());
   } else {
     reps += ", " + s.starts.front();
   }
@@ -130,33 +132,85 @@ std::string group_title(const RankingGroup& g) {
                      g.batch);
 }
 
-std::string render_recommendation_console(const RunResult& run, int top) {
+// The console's legend: what the marks and figures of the rows mean, in one line.
+std::string recommendation_legend(const RunResult& run) {
+  return run.repetitions.blocks ? "± 95 % interval · × speed against the leader, block by block · = tied · ≈ within the A/A margin"
+                                : "± 95 % interval · = tied with the fastest (intervals overlap) · ≈ within the tie margin";
+}
+
+// How the run ranked, short: the long form is --explain's (repetition_policy_line).
+std::string repetition_policy_short(const RunResult& run) {
+  const RepetitionPolicy& p = run.repetitions;
+  if (!p.blocks) return repetition_policy_line(run);
+  if (p.blocks_ran >= 0 && p.blocks_ran < p.blocks_min && run.status == "interrupted") {
+    return fmt::format("ranked in {} of the {} asked for: the run was interrupted", counted(p.blocks_ran, "block", "blocks"),
+                       p.blocks_min);
+  }
+  std::string line = p.blocks_adaptive ? fmt::format("blocks: {} to {} per group in a {} budget", p.blocks_min, p.blocks_max,
+                                                     budget_text(p.budget_s))
+                                       : fmt::format("blocks: {} per group", p.blocks_min);
+  return line + (p.budget_ran_out ? ", which ran out first" : "");
+}
+
+namespace {
+
+// The A/A control in a few words: "A/A control +1.5 % ± 5.1 %, tie margin 2.0 %".
+std::string control_short(const RankingGroup& g) {
+  if (!g.control) return "";
+  return fmt::format("A/A control {}, tie margin {}{}", versus_leader_text(g.control->difference), percent_text(g.tie_margin),
+                     g.control->false_difference() ? " (a false difference: the margin absorbs it)" : "");
+}
+
+// One strategy's row under its group: mark, name, rate ± interval, speed against the leader,
+// memory per worker, launch.
+std::string strategy_row(const RankedStrategy& s, const RankingGroup& g, bool leader) {
+  if (s.vs_leader.n == 0) return fmt::format("  {:<1} {:<26} {}", tie_mark(s), s.strategy, ranked_figures(s, g.unit));
+  std::string row = fmt::format("  {:<1} {:<26} {:>6.0f} {} {:<7} {:<14}", tie_mark(s), s.strategy, s.rate.mean, g.unit,
+                                interval_text(s.rate), leader ? "fastest" : ratio_text(s.vs_leader));
+  if (s.uss_mb > 0) row += fmt::format(" {:>4.0f} MiB", s.uss_mb);
+  if (s.launch_ms > 0) row += fmt::format("  launch {:.0f} ms", s.launch_ms);
+  while (!row.empty() && row.back() == ' ') row.pop_back();
+  return row;
+}
+
+}  // namespace
+
+std::string render_recommendation_console(const RunResult& run, int top, bool explain) {
   const Recommendation rec = recommend(run);
-  std::string out = "Recommendation: the fastest strategies that passed every check and converged, by kind of work and process count ";
-  out += run.repetitions.blocks ? "(= tied: the 95 % interval of its ratio to the fastest, block by block, reaches 0; ≈ tied: that "
-                                  "interval reaches within the tie margin)\n"
-                                : "(= tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
-                                  "strategy's start methods are pooled unless told apart)\n";
-  out += "  " + repetition_policy_line(run) + "\n";
+  std::string out = "Recommendation: per kind of work and process count, the fastest strategies that passed every check\n";
+  if (explain) {
+    out += run.repetitions.blocks ? "  = tied: the 95 % interval of its ratio to the fastest, block by block, reaches 0; ≈ tied: that "
+                                    "interval reaches within the tie margin\n"
+                                  : "  = tied: 95 % intervals overlap the fastest's; ≈ tied: mean within the tie margin of it; a "
+                                    "strategy's start methods are pooled unless told apart\n";
+    out += "  " + repetition_policy_line(run) + "\n";
+    out += "  MiB: the private memory of the largest worker; launch: from the launch call until the slowest worker was ready\n";
+  } else {
+    out += "  " + recommendation_legend(run) + "\n  " + repetition_policy_short(run) + " (--explain: how)\n";
+  }
   if (rec.empty()) out += "  nothing to rank: no cell of training, inference or messages passed every check\n";
   // One repetition per cell: no intervals, so the ranked lists would only repeat the tables below.
   if (!run.repetitions.automatic && !run.repetitions.blocks && run.repetitions.fixed < 2) top = 0;
   for (const RankingGroup& g : rec.groups) {
-    out += fmt::format("  {}: {}\n", group_title(g), g.verdict);
-    if (g.control) out += "    " + control_text(g) + "\n";
-    if (top == 0 || g.strategies.size() < 2) continue;
-    int shown = 0;
-    for (const RankedStrategy& s : g.strategies) {
-      if (shown == top) {
-        out += fmt::format("      ... {} more (report.md, results.json)\n", g.strategies.size() - shown);
-        break;
+    out += fmt::format("{}{}\n", group_title(g), g.blocks > 0 ? ", " + counted(g.blocks, "block", "blocks") : "");
+    out += "  " + g.verdict + "\n";
+    if (!g.budget_note.empty()) out += "  " + g.budget_note + "\n";
+    if (top > 0 && g.strategies.size() >= 2) {
+      int shown = 0;
+      for (const RankedStrategy& s : g.strategies) {
+        if (shown == top) {
+          out += fmt::format("    … {} more (report.md, results.json)\n", g.strategies.size() - shown);
+          break;
+        }
+        out += strategy_row(s, g, shown == 0) + "\n";
+        ++shown;
       }
-      out += fmt::format("    {:<1} {:<28} {}\n", tie_mark(s), s.strategy, ranked_figures(s, g.unit));
-      ++shown;
     }
+    if (g.control) out += "  " + (explain ? control_text(g) : control_short(g)) + "\n";
+    out += "  start methods: " + g.start_methods + "\n";
   }
-  if (!rec.excluded.empty()) out += "  not ranked: " + exclusions_line(rec) + "\n";
-  return out;
+  if (!rec.excluded.empty()) out += "not ranked: " + exclusions_line(rec) + "\n";
+  return wrapped(out, kConsoleWidth);
 }
 
 std::string render_recommendation_markdown(const RunResult& run) {
@@ -166,15 +220,17 @@ std::string render_recommendation_markdown(const RunResult& run) {
                     "tied through the tie margin: their intervals part, but their mean is within the margin of the fastest's "
                     "(the run-to-run drift of a machine like this one). A "
                     "strategy's start methods are pooled unless two were told apart, their intervals apart after 6 "
-                    "repetitions each (a start method changes how a worker begins, not the loop it runs), and the "
-                    "one to use is the one that launched quickest.\n\n";
+                    "repetitions each (a start method changes how a worker begins, not the loop it runs); the report "
+                    "advises one only where they were told apart.\n\n";
   out += markdown::text(repetition_policy_line(run)) + ".\n\n";
   if (rec.empty()) out += "Nothing to rank: no cell of training, inference or messages passed every check.\n\n";
   for (const RankingGroup& g : rec.groups) {
     const std::string control = g.control ? markdown::text(control_text(g)) + ".\n\n" : "";
-    out += fmt::format("**{}**: {}\n\n{}| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
+    out += fmt::format("**{}**: {}{}. Start methods: {}.\n\n{}| | strategy | start | {} | 95 % interval | reps | start methods | MiB/worker | launch ms |\n"
                        "|---|---|---|---:|---|---:|---|---:|---:|\n",
-                       markdown::text(group_title(g)), markdown::text(g.verdict), control, g.unit);
+                       markdown::text(group_title(g)), markdown::text(g.verdict),
+                       g.budget_note.empty() ? "" : "; " + markdown::text(g.budget_note), markdown::text(g.start_methods), control,
+                       g.unit);
     for (const RankedStrategy& s : g.strategies) {
       std::string starts;
       for (const std::string& st : s.starts) starts += (starts.empty() ? "" : ", ") + st;

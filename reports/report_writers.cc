@@ -32,7 +32,7 @@ namespace sharebench {
 
 const std::vector<ReportFormat>& report_formats() {
   static const std::vector<ReportFormat> formats{
-      {"console", "", [](const RunResult& r, const RenderOptions& o) { return render_console(r, o.colour); }},
+      {"console", "", [](const RunResult& r, const RenderOptions& o) { return render_console(r, o); }},
       {"json", "", [](const RunResult& r, const RenderOptions&) { return dump_json(results_to_json(r), 1) + "\n"; }},
       SHAREBENCH_FILE_FORMAT("md", "report.md", render_markdown),
       SHAREBENCH_FILE_FORMAT("html", "report.html", render_html),

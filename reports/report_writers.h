@@ -11,9 +11,11 @@
 
 namespace sharebench {
 
-// How a format renders where that matters (the console's colour).
+// How a format renders where that matters: the console's colour, and its recommendation's method
+// in full (--explain) rather than a legend line.
 struct RenderOptions {
   bool colour = false;
+  bool explain = false;
 };
 
 // One output format: the registry below is what every command's --format offers (run, exec,

@@ -70,7 +70,7 @@ TEST(Cli, ListsScenariosAsJson) {
 TEST(Cli, RunWritesEveryCellWithFiguresAndVerdicts) {
   const std::string out = temp_dir("run");
   const Result r = run(fmt::format(
-      "run --scenario locked,hogwild --start fork,spawn,forkserver,thread --procs 1,2 --steps 100 --out {}", out));
+      "run --scenario locked,hogwild --start fork,spawn,forkserver,thread --procs 1,2 --steps 100 --blocks 0 --out {}", out));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("24 cells: 24 as expected"), std::string::npos) << r.out;
   const auto j = load(out + "/results.json");

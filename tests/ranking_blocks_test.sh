@@ -6,15 +6,21 @@
 # contender once; the lock scenario (not throughput) runs once; results.json's group says 4 blocks
 # with the control and each strategy's ratio to the leader, and a verdict of either form (a lead
 # with its interval, or the tie with the ratio): which one is the machine's to say, not this test's;
-# the console names the control; stderr says how the blocks went. A run of one strategy runs no block.
+# the console gives the control (--explain names it); stderr says how the blocks went. A run of one strategy runs no block.
 # usage: ranking_blocks_test.sh SHAREBENCH OUTDIR
 source "$(dirname "$0")/test_lib.sh" "$@"
 
 "$bin" run --scenario hogwild/lock-free,locked/whole-step,deadlock/same-order --start fork --procs 2 --blocks 4 --tie-margin 0 \
   --out "$out/run" --format console --color never >"$out/console.txt" 2>"$out/stderr.txt" || fail "the run exited $?"
 grep -q 'ranking blocks: 4 blocks over 1 group' "$out/stderr.txt" || fail "stderr does not say how the blocks went: $(cat "$out/stderr.txt")"
-grep -q 'A/A control: ' "$out/console.txt" || fail "the console does not name the A/A control: $(head -8 "$out/console.txt")"
-grep -q 'ranked in 4 blocks' "$out/console.txt" || fail "the console does not say the run was ranked in 4 blocks"
+grep -q '^  A/A control [-+]' "$out/console.txt" || fail "the console does not give the A/A control: $(head -12 "$out/console.txt")"
+grep -q 'blocks: 4 per group' "$out/console.txt" || fail "the console does not say the run was ranked in 4 blocks"
+# --explain: the method in full, the control named.
+"$bin" report "$out/run/results.json" --format console --explain --color never >"$out/explain.txt" 2>&1 ||
+  fail "report --explain exited $?"
+grep -q 'A/A control: .* against itself' "$out/explain.txt" || fail "--explain does not name the A/A control: $(head -8 "$out/explain.txt")"
+grep -q 'ranked in 4 blocks; in each block every contender ran once' "$out/explain.txt" ||
+  fail "--explain does not say how the blocks ran: $(head -8 "$out/explain.txt")"
 
 /usr/bin/python3 - "$out/run/results.json" <<'PY' || status=1
 import json, sys
@@ -54,9 +60,12 @@ else:
     v = second.get("vs_leader", {})
     if v.get("blocks") != 4 or not (v["lo"] <= v["mean"] <= v["hi"]) or not v["mean"] <= 0:
         problems.append(f"{second['strategy']} against the leader: {v}")
-    told = f"{lead['strategy']}, " in g["verdict"] and f"ahead of {second['strategy']} (95 % interval" in g["verdict"]
-    tied = g["verdict"].startswith(f"not distinguishable after 4 blocks: {lead['strategy']}, {second['strategy']} (")
+    told = g["verdict"].startswith(f"{lead['strategy']} ran ") and f" times as fast as {second['strategy']} (4 blocks)" in g["verdict"]
+    tied = g["verdict"].startswith(f"not told apart after 4 blocks: {lead['strategy']}, {second['strategy']} (")
     if not (told or tied) or "4 blocks" not in g["verdict"]: problems.append(f"verdict: {g['verdict']}")
+    # Blocks run every strategy under one start method: no start method is advised from them.
+    if not g.get("start_methods", "").startswith(("not told apart (blocks ran under fork)", "only fork measured")):
+        problems.append(f"start methods: {g.get('start_methods')}")
 for p in problems: print("FAIL:", p)
 sys.exit(1 if problems else 0)
 PY

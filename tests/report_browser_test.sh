@@ -56,6 +56,14 @@ grep -q '<span class="none">0 unexpected</span>' <<<"$dom" || { echo "FAIL: '0 u
 grep -q '<details class="passed"><summary>[0-9]* passed</summary>' <<<"$dom" || { echo "FAIL: the cells table does not fold passed checks"; status=1; }
 grep -q '<td class="n">[0-9]* batches/s</td>' <<<"$dom" || { echo "FAIL: an inference cell's throughput is not in batches/s"; status=1; }
 grep -q '<td class="n">[0-9]* steps/s</td>' <<<"$dom" || { echo "FAIL: a training cell's throughput is not in steps/s"; status=1; }
+# Every headline chart's plot tall enough to compare its bars (a legend below six strategies once
+# left the training chart's 40 px).
+plots=$(attr data-plot-heights "$body")
+echo "headline plot heights (px): $plots"
+for h in $plots; do
+  [ "$h" -ge 120 ] || { echo "FAIL: a headline chart's plot is $h px tall (under 120): $plots"; status=1; }
+done
+[ -n "$plots" ] || { echo "FAIL: the page records no plot heights"; status=1; }
 # At most six series on every headline chart, whatever the run held.
 printf '%s' "$dom" >"$out/first-load.html"
 python3 - "$out/first-load.html" <<'PY' || status=1

@@ -56,7 +56,7 @@ TEST(EveryOutcome, DecidedOnceAndShownAsItselfInEveryWriter) {
   EXPECT_EQ(j.at("summary").at("unexpected"), 1);
 
   // Console: each cell's row carries its outcome word.
-  const std::string console = render_console(run, false);
+  const std::string console = render_console(run, RenderOptions{});
   expect_matches(console, {R"(locked/whole-step@fork:2 +ok )", R"(locked/local-lock@spawn:2 +bug caught )",
                            R"(locked/whole-step@fork:2~kill:1@20 +fault handled )", R"(ipc/cuda@spawn:2 +skipped )",
                            R"(hogwild/lock-free@fork:1 +interrupted )", R"(hogwild/lock-free@forkserver:4 +UNEXPECTED )"});
@@ -148,7 +148,7 @@ TEST(MayFailBug, CaughtWithItsRateOrOkSayingItDidNotShow) {
 }
 
 TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
-  const std::string out = render_console(testing::report_fixture(), false);
+  const std::string out = render_console(testing::report_fixture(), RenderOptions{});
   expect_matches(out, {R"(training\nCELL\s+RESULT\s+STEPS/S\s+SAMPLES/S\s+LOSS \(SERIAL\)\s+LOCKWAIT\s+LOST\s+SYNC\s+USS/WORKER\s+LAUNCH)",
                        R"(locked/whole-step@fork:2\s+ok\s+2400\s+80000\s+0\.880 \(0\.840\)\s+36%\s+-\s+-\s+-\s+20 ms)",
                        R"(messages\nCELL\s+RESULT\s+MSGS/S\s+GB/S\s+USS/WORKER\s+LAUNCH)",
@@ -162,7 +162,7 @@ TEST(ConsoleReport, TablesPerKindEvidenceFailuresAndWarning) {
                        R"(warning: up to 4 worker threads ran on 2 cores)",
                        R"(Machine: Test CPU \(2 cores\), LibTorch 1\.13\.0, 1 intra-op thread\(s\) per worker\nBLAS: /usr/lib/libopenblas)"});
   EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour when not asked";
-  EXPECT_NE(render_console(testing::report_fixture(), true).find("\033["), std::string::npos);
+  EXPECT_NE(render_console(testing::report_fixture(), RenderOptions{true}).find("\033["), std::string::npos);
 }
 
 TEST(MarkdownReport, FailuresFirstWithEvidenceAndReproduce) {

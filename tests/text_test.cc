@@ -1,4 +1,7 @@
-// closest_name: the "did you mean" of a misspelled scenario, variant or check name.
+// closest_name: the "did you mean" of a misspelled scenario, variant or check name; wrapped: the
+// console's lines fitted to a terminal's width.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "harness/util/text.h"
@@ -19,6 +22,22 @@ TEST(ClosestName, NothingCloseIsNoGuess) {
   EXPECT_EQ(closest_name("transformer", kScenarios), "");
   EXPECT_EQ(closest_name("zzz", kScenarios), "");
   EXPECT_EQ(closest_name("x", {}), "");
+}
+
+// The console's recommendation fits a terminal: a line past the width breaks at a space, its
+// continuation indented, counted in characters (± is one), and a word too long for any line stays whole.
+TEST(Wrapped, BreaksLongLinesAtSpacesAndIndentsWhatFollows) {
+  EXPECT_EQ(wrapped("  alpha beta gamma\nshort\n", 12), "  alpha beta\n      gamma\nshort\n");
+  EXPECT_EQ(wrapped("± ± ± ± ±", 9), "± ± ± ± ±");  // 9 characters, 13 bytes: fits
+  EXPECT_EQ(wrapped("unbreakable-word-longer-than-the-room x", 10), "unbreakable-word-longer-than-the-room\n    x");
+  const std::string wide = wrapped(std::string(40, 'a') + " " + std::string(30, 'b') + " " + std::string(30, 'c'), 50);
+  std::size_t longest = 0;
+  for (std::size_t at = 0, nl; at <= wide.size(); at = nl + 1) {
+    nl = wide.find('\n', at);
+    if (nl == std::string::npos) nl = wide.size();
+    longest = std::max(longest, nl - at);
+  }
+  EXPECT_LE(longest, 50u) << wide;
 }
 
 }  // namespace

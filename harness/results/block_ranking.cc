@@ -66,12 +66,6 @@ std::optional<BlockControl> control_of(const CellResult& cell) {
   return c;
 }
 
-// "-3.1 % ± 1.2 %": a strategy's ratio to the leader, as the verdict writes it.
-std::string versus_text(const MeanInterval& m) {
-  if (!m.bounded()) return "no interval";
-  return fmt::format("{}{} ± {}", m.mean >= 0 ? "+" : "", percent_text(m.mean), percent_text((m.hi - m.lo) / 2));
-}
-
 }  // namespace
 
 std::optional<BlockRanking> rank_by_blocks(const std::vector<const CellResult*>& cells) {
@@ -179,28 +173,11 @@ void apply_blocks(RankingGroup& g, const BlockRanking& b, double margin) {
   }
 }
 
-// How to start the leader: the start method its blocks ran under, with every start method's launch
-// from the first pass (blocks compare strategies, not their start methods).
-static std::string block_start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
-  std::vector<const RankedCell*> mine;
-  for (const RankedCell& c : ranked) {
-    if (c.strategy == s.strategy && c.launch_ms > 0) mine.push_back(&c);
-  }
-  std::sort(mine.begin(), mine.end(), [](const RankedCell* a, const RankedCell* b) {
-    return start_preference(a->start) < start_preference(b->start);
-  });
-  std::string launches;
-  for (const RankedCell* c : mine) launches += fmt::format("{}{} {:.0f} ms", launches.empty() ? "" : ", ", to_string(c->start), c->launch_ms);
-  return fmt::format("{} (its blocks ran under it; a start method changes the launch, not the loop{})", to_string(s.start),
-                     launches.empty() ? "" : "; launch: " + launches);
-}
-
 // The verdict of a group ranked by blocks: the leader with its margin and interval, or the tie.
 std::string block_verdict(const RankingGroup& g) {
   const RankedStrategy& best = g.strategies.front();
-  const std::string how = block_start_advice(best, g.ranked);
   const std::string blocks = counted(g.blocks, "block", "blocks");
-  if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified); start it with {}", best.strategy, how);
+  if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified)", best.strategy);
   if (g.blocks < 2) {
     return fmt::format("{} led in {}, but one block tells nothing from noise (all tied)", best.strategy, blocks);
   }
@@ -208,22 +185,22 @@ std::string block_verdict(const RankingGroup& g) {
   if (tied.size() == 1) {
     const RankedStrategy& second = g.strategies[1];
     const MeanInterval& v = second.vs_leader;
-    // The leader's lead over the second is 1 / (1 + its ratio) - 1; the interval maps the same way.
-    const auto lead = [](double ratio) { return 1 / (1 + ratio) - 1; };
-    return fmt::format("{}, {} ahead of {} (95 % interval {} to {}, {}); start it with {}", best.strategy,
-                       percent_text(lead(v.mean)), second.strategy, percent_text(lead(v.hi)), percent_text(lead(v.lo)),
-                       blocks, how);
+    // The leader's speed over the second's is 1 / (1 + its ratio); the interval maps the same way.
+    // Said as hyperfine says it: the ratio ± half its 95 % interval's width.
+    const double lo = 1 / (1 + v.hi), hi = 1 / (1 + v.lo);
+    return fmt::format("{} ran {:.2f} ± {:.2f} times as fast as {} ({})", best.strategy, 1 / (1 + v.mean), (hi - lo) / 2,
+                       second.strategy, blocks);
   }
   if (tied.size() > 3) {
-    return fmt::format("not distinguishable after {}: the {} strategies marked = or ≈, led by {}; start it with {}", blocks,
-                       tied.size(), best.strategy, how);
+    return fmt::format("not told apart after {}: the {} strategies marked = or ≈, led by {}", blocks, tied.size(),
+                       best.strategy);
   }
   std::string names = best.strategy;
   for (std::size_t i = 1; i < g.strategies.size(); ++i) {
     const RankedStrategy& s = g.strategies[i];
-    if (s.tied_with_best) names += fmt::format(", {} ({}{})", s.strategy, s.tied_by_margin ? "≈ " : "", versus_text(s.vs_leader));
+    if (s.tied_with_best) names += fmt::format(", {} ({}{})", s.strategy, s.tied_by_margin ? "≈ " : "", ratio_text(s.vs_leader));
   }
-  return fmt::format("not distinguishable after {}: {}; start {} with {}", blocks, names, best.strategy, how);
+  return fmt::format("not told apart after {}: {}", blocks, names);
 }
 
 }  // namespace sharebench

@@ -65,32 +65,28 @@ std::vector<double> throughput_values(const CellResult& cell) {
   return values;
 }
 
-// "not distinguishable at this budget" when the intervals overlap (more repetitions could part
-// them); "not distinguishable from run to run" when a strategy is tied through the margin alone.
+// "not told apart at this budget" when the intervals overlap (more repetitions could part
+// them); "not told apart from run to run" when a strategy is tied through the margin alone.
 std::string verdict_of(const RankingGroup& g, double tie_margin) {
   const RankedStrategy& best = g.strategies.front();
-  const std::string how = start_advice(best, g.ranked);
-  if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified); start it with {}", best.strategy, how);
+  if (g.strategies.size() == 1) return fmt::format("{} (the only strategy that qualified)", best.strategy);
   if (!best.rate.bounded()) {
     return fmt::format("{} was the fastest of {} strategies once, but with one repetition nothing is told from noise "
                        "(all tied)", best.strategy, g.strategies.size());
   }
   const std::vector<std::string> tied = g.best_strategies();
   const bool by_margin = std::any_of(g.strategies.begin(), g.strategies.end(), [](const RankedStrategy& s) { return s.tied_by_margin; });
-  const std::string why = by_margin ? fmt::format("not distinguishable from run to run (means within the {} tie margin)",
+  const std::string why = by_margin ? fmt::format("not told apart from run to run (means within the {} tie margin)",
                                                   percent_text(tie_margin))
-                                    : std::string("not distinguishable at this budget");
-  if (tied.size() > 3) {
-    return fmt::format("{}: the {} strategies marked = or ≈, led by {}; start it with {}", why, tied.size(), best.strategy, how);
-  }
+                                    : std::string("not told apart at this budget");
+  if (tied.size() > 3) return fmt::format("{}: the {} strategies marked = or ≈, led by {}", why, tied.size(), best.strategy);
   if (tied.size() > 1) {
     std::string names;
     for (const std::string& t : tied) names += (names.empty() ? "" : ", ") + t;
-    return fmt::format("{}: {}; start {} with {}", why, names, best.strategy, how);
+    return fmt::format("{}: {}", why, names);
   }
   const RankedStrategy& second = g.strategies[1];
-  return fmt::format("{}, {} ahead of {}; start it with {}", best.strategy,
-                     percent_text(best.rate.mean / second.rate.mean - 1), second.strategy, how);
+  return fmt::format("{} ran {:.2f} times as fast as {}", best.strategy, best.rate.mean / second.rate.mean, second.strategy);
 }
 
 
@@ -102,6 +98,7 @@ void judge_group(RankingGroup& g, const std::vector<const CellResult*>& members,
     apply_blocks(g, *blocks, tie_margin_given ? tie_margin : (blocks->control ? blocks->control->margin() : 0));
   }
   g.verdict = g.blocks > 0 ? block_verdict(g) : verdict_of(g, tie_margin);
+  g.start_methods = start_methods_text(g.strategies.front(), g.ranked, g.blocks > 0);
 }
 
 }  // namespace
@@ -179,7 +176,7 @@ Recommendation recommend(const RunResult& run) {
   if (p.blocks && p.blocks_adaptive && run.status == "complete") {
     for (RankingGroup& g : rec.groups) {
       if (g.blocks > 0 && g.blocks < p.blocks_min) {
-        g.verdict += fmt::format("; the budget cut its blocks short: {} of the {} asked for at least", g.blocks, p.blocks_min);
+        g.budget_note = fmt::format("the budget cut its blocks short: {} of the {} asked for at least", g.blocks, p.blocks_min);
       }
     }
   }
@@ -274,6 +271,11 @@ std::string percent_text(double share) {
   if (!std::isfinite(share)) return "unbounded";
   const double p = share * 100;
   return std::fabs(p) < 10 ? fmt::format("{:.1f} %", p) : fmt::format("{:.0f} %", p);
+}
+
+std::string ratio_text(const MeanInterval& vs_leader) {
+  if (!vs_leader.bounded()) return fmt::format("× {:.2f} (no interval)", 1 + vs_leader.mean);
+  return fmt::format("× {:.2f} ± {:.2f}", 1 + vs_leader.mean, (vs_leader.hi - vs_leader.lo) / 2);
 }
 
 }  // namespace sharebench

@@ -4,7 +4,7 @@
 // converged are ranked by throughput, each with its 95 % interval over repetitions; the cells whose
 // interval overlaps the fastest one's are tied with it, and so are those whose mean is within the
 // tie margin of the fastest's (the drift from one run to the next, which no run's interval holds);
-// a tie is said as a tie ("not distinguishable"), never broken by a few per cent of noise. Every cell left out
+// a tie is said as a tie ("not told apart"), never broken by a few per cent of noise. Every cell left out
 // is named with the reason. Lock and fork-safety scenarios (ScenarioKind::kLockOnly) and programs
 // under exec are never ranked: their "steps" are lock operations or a program's own beats.
 // The answer is given per strategy: a start method changes how a worker begins (launch time, memory),
@@ -88,9 +88,15 @@ struct RankingGroup {
   std::string metric, unit;
   std::vector<RankedCell> ranked;           // fastest first
   std::vector<RankedStrategy> strategies;   // fastest first
-  // "hogwild/lock-free, 12 % ahead of locked/update-only; start it with fork (...)" or "not
-  // distinguishable at this budget: a, b, c; ..."; the same sentence in every report.
+  // "hogwild/lock-free ran 1.12 ± 0.03 times as fast as locked/update-only (8 blocks)" or "not
+  // distinguishable after 8 blocks: a, b, c"; the same sentence in every report.
   std::string verdict;
+  // What the run says of the leader's start methods: advice only where they were told apart
+  // (start_method_pooling.h), "not told apart (...); launch fork 10, spawn 590 ms" otherwise.
+  std::string start_methods;
+  // Ranked by blocks, on a budget that ended before this group had its minimum: "the budget cut its
+  // blocks short: 3 of the 5 asked for at least" ("" otherwise). Every report says it beside the verdict.
+  std::string budget_note;
   // Ranked by blocks: how many, the A/A control, and the tie margin the group was judged with (the
   // control's, or --tie-margin's when given); blocks == 0 when the group ran none.
   int blocks = 0;
@@ -129,5 +135,9 @@ std::string tie_mark(const RankedCell& c);
 
 // "12 %" ahead, "±3.1 %" widths, and the like, as every report writes them.
 std::string percent_text(double share);
+// A strategy's speed as a multiple of the leader's, from its ratio to it (a share, - 1) and that
+// ratio's 95 % interval: "× 0.97 ± 0.02" (the mean ± half the interval's width, as hyperfine
+// writes a ratio); "× 0.97 (no interval)" from a single block.
+std::string ratio_text(const MeanInterval& vs_leader);
 
 }  // namespace sharebench

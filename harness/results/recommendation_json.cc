@@ -35,7 +35,9 @@ nlohmann::json recommendation_json(const Recommendation& rec) {
     }
     groups.push_back({{"kind", to_string(g.kind)}, {"procs", g.procs}, {"model", g.model}, {"batch", g.batch}, {"metric", g.metric},
                       {"unit", g.unit}, {"best", g.best()}, {"best_strategies", g.best_strategies()}, {"verdict", g.verdict},
+                      {"start_methods", g.start_methods},
                       {"strategies", strategies}, {"ranked", ranked}});
+    if (!g.budget_note.empty()) groups.back()["budget_note"] = g.budget_note;
     if (g.blocks > 0) {
       groups.back()["blocks"] = g.blocks;
       groups.back()["tie_margin"] = g.tie_margin;

@@ -86,11 +86,17 @@ RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const 
   return s;
 }
 
-// How to start the strategy, and why that start method: "fork (its start methods ran alike; launch:
-// fork 10 ms, forkserver 9 ms, spawn 590 ms)".
-std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
-  if (s.starts.size() == 1) return fmt::format("{} (the only start method measured)", to_string(s.start));
-  if (!s.pooled && !s.rate.bounded()) return fmt::format("{} (its fastest start method, measured once)", to_string(s.start));
+// The launch of each of the strategy's start methods, as measured: "fork 10, forkserver 9, spawn 590 ms".
+static std::string launches_text(const std::vector<const RankedCell*>& mine) {
+  std::string launches;
+  for (const RankedCell* c : mine) {
+    if (c->launch_ms > 0) launches += fmt::format("{}{} {:.0f}", launches.empty() ? "" : ", ", to_string(c->start), c->launch_ms);
+  }
+  return launches.empty() ? launches : launches + " ms";
+}
+
+// The strategy's cells, in start-method preference order.
+static std::vector<const RankedCell*> cells_of(const RankedStrategy& s, const std::vector<RankedCell>& ranked) {
   std::vector<const RankedCell*> mine;
   for (const RankedCell& c : ranked) {
     if (c.strategy == s.strategy) mine.push_back(&c);
@@ -98,26 +104,33 @@ std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>&
   std::sort(mine.begin(), mine.end(), [](const RankedCell* a, const RankedCell* b) {
     return start_preference(a->start) < start_preference(b->start);
   });
-  std::string launches, slower;
-  for (const RankedCell* c : mine) {
-    if (!s.pooled && !(c->rate.bounded() && c->rate.overlaps(s.rate))) {  // what counts overlaps the fastest
-      slower += (slower.empty() ? "" : ", ") + std::string(to_string(c->start));
-    }
-    if (c->launch_ms > 0) launches += fmt::format("{}{} {:.0f} ms", launches.empty() ? "" : ", ", to_string(c->start), c->launch_ms);
+  return mine;
+}
+
+std::string start_methods_text(const RankedStrategy& s, const std::vector<RankedCell>& ranked, bool by_blocks) {
+  const std::vector<const RankedCell*> mine = cells_of(s, ranked);
+  const std::string launches = launches_text(mine);
+  const std::string launch = launches.empty() ? "" : "; launch " + launches;
+  if (mine.size() <= 1) {
+    return fmt::format("only {} measured{}", to_string(s.start), s.launch_ms > 0 ? fmt::format(" (launch {:.0f} ms)", s.launch_ms) : "");
   }
-  const std::string launch = launches.empty() ? "" : "; launch: " + launches;
+  if (by_blocks) return fmt::format("not told apart (blocks ran under {}){}", to_string(s.start), launch);
+  if (!s.pooled && !s.rate.bounded()) return "not told apart (one run each)" + launch;
   if (s.pooled) {
     bool apart = false;  // pooled, but not yet shown alike: say so
     for (std::size_t i = 0; i < mine.size(); ++i) {
       for (std::size_t j = i + 1; j < mine.size(); ++j) apart = apart || !mine[i]->rate.overlaps(mine[j]->rate);
     }
-    return fmt::format("{} (its start methods {}{})", to_string(s.start),
-                       apart ? fmt::format("were not told apart: their intervals part, but from fewer than {} repetitions",
-                                         kMinToTellApart)
-                             : std::string("ran alike"),
+    return fmt::format("not told apart ({}){}",
+                       apart ? fmt::format("their intervals part, but from fewer than {} repetitions", kMinToTellApart)
+                             : std::string("they ran alike"),
                        launch);
   }
-  return fmt::format("{} (its start methods differ: {} ran slower{})", to_string(s.start), slower.empty() ? "one" : slower, launch);
+  std::string slower;
+  for (const RankedCell* c : mine) {
+    if (!(c->rate.bounded() && c->rate.overlaps(s.rate))) slower += (slower.empty() ? "" : ", ") + std::string(to_string(c->start));
+  }
+  return fmt::format("start it with {}: told apart, {} ran slower{}", to_string(s.start), slower.empty() ? "one" : slower, launch);
 }
 
 }  // namespace sharebench

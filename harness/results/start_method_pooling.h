@@ -1,6 +1,6 @@
 // A strategy's start methods in the ranking (recommendation.cc's helper): whether they pool into
-// one measurement, which of their cells the strategy's rate stands for, and the start method to
-// advise with the reason in words.
+// one measurement, which of their cells the strategy's rate stands for, and what the run says of
+// them in words (advice only where they were told apart).
 #pragma once
 
 #include <string>
@@ -21,8 +21,11 @@ int start_preference(StartMethod m);
 RankedStrategy rank_strategy(const std::vector<const RankedCell*>& cells, const std::vector<std::vector<double>>& values,
                              double settle, std::vector<bool>& counts);
 
-// How to start the strategy, and why: "fork (its start methods ran alike; launch: fork 10 ms,
-// forkserver 9 ms, spawn 590 ms)". `ranked` is the group's cells.
-std::string start_advice(const RankedStrategy& s, const std::vector<RankedCell>& ranked);
+// What the run says of the strategy's start methods, advice only where they were told apart:
+// "start it with spawn: told apart, fork ran slower; launch ..." (6+ repetitions each, intervals
+// apart), else "not told apart (they ran alike); launch fork 10, forkserver 9, spawn 590 ms",
+// or "only fork measured (launch 10 ms)". `ranked` is the group's cells; `by_blocks`: the group
+// was ranked in blocks, which run every strategy under one start method and so never tell them apart.
+std::string start_methods_text(const RankedStrategy& s, const std::vector<RankedCell>& ranked, bool by_blocks);
 
 }  // namespace sharebench

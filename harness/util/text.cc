@@ -126,4 +126,50 @@ std::string counted(long long n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+namespace {
+// Code points in UTF-8 text: the bytes that do not continue a sequence.
+std::size_t width_of(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
+std::string wrapped(std::string_view text, std::size_t width) {
+  constexpr std::size_t npos = std::string_view::npos;
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t eol = text.find('\n', start);
+    std::string_view rest = text.substr(start, eol == npos ? npos : eol - start);
+    const std::size_t first = rest.find_first_not_of(' ');
+    const std::string more((first == npos ? 0 : first) + 4, ' ');
+    std::string prefix;  // "" for the line's first piece, `more` for each continuation
+    for (;;) {
+      if (prefix.size() + width_of(rest) <= width) break;
+      // The last space at which the piece still fits (past the indent of the first piece).
+      const std::size_t from = prefix.empty() && first != npos ? first : 0;
+      std::size_t cut = npos;
+      for (std::size_t i = rest.find(' ', from); i != npos; i = rest.find(' ', i + 1)) {
+        if (prefix.size() + width_of(rest.substr(0, i)) > width) break;
+        cut = i;
+      }
+      if (cut == npos) cut = rest.find(' ', from);  // a word longer than the room: left whole, on a line of its own
+      if (cut == npos || cut == 0) break;
+      const std::size_t next = rest.find_first_not_of(' ', cut);
+      if (next == npos) break;
+      out += prefix;
+      out += rest.substr(0, cut);
+      out += '\n';
+      rest = rest.substr(next);
+      prefix = more;
+    }
+    out += prefix;
+    out += rest;
+    if (eol == npos) break;
+    out += '\n';
+    start = eol + 1;
+  }
+  return out;
+}
+
 }  // namespace sharebench

@@ -32,6 +32,11 @@ std::string printable_lines(std::string_view text);
 // third of the name's length), for a "did you mean" in an error; "" when none is that close.
 std::string closest_name(const std::string& name, const std::vector<std::string>& known);
 
+// Every line of `text` longer than `width` characters (code points) broken at spaces, its
+// continuation indented four more than the line itself: a report that fits a terminal of that width.
+// A word longer than the room is left whole.
+std::string wrapped(std::string_view text, std::size_t width);
+
 // "1 planted bug caught", "3 planted bugs caught": the count and the words that agree with it.
 std::string counted(long long n, std::string_view one, std::string_view many);
 

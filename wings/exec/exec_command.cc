@@ -32,7 +32,8 @@ namespace sharebench::cli {
 namespace {
 struct ExecFlags {
   std::vector<std::string> command, mp_starts, formats{"console"};
-  std::string workdir, out, repetitions = "1", color = "auto";
+  std::string workdir, out, repetitions = "1";
+  ConsoleChoice console;
   bool readable_results = false;
   CellFlagValues cell_values;
 };
@@ -60,7 +61,7 @@ static std::function<int()> add_exec_command(CLI::App& app, int argc, char** arg
                 "let every user read the results and reports (folder 0755, files 0644); by default they are the owner's "
                 "alone (0700, 0600), since they hold what the program printed, secrets included");
   add_format_option(*cmd, f->formats, true, "the run directory");
-  add_color_option(*cmd, f->color);
+  add_console_options(*cmd, f->console);
 
   return [f, program, argc, argv] {
     // CLI11 takes an empty value as none at all: look at the words themselves (up to the program's).
@@ -122,7 +123,7 @@ static std::function<int()> add_exec_command(CLI::App& app, int argc, char** arg
     options.out_dir = absolute_out_dir(f->out);  // the program may change or remove the directory it started in
     options.readable_results = f->readable_results;
     options.command.assign(argv, argv + argc);
-    return run_and_report(std::move(options), f->formats, f->color, request.base);
+    return run_and_report(std::move(options), f->formats, f->console, request.base);
   };
 }
 
