@@ -4,7 +4,8 @@
 # repetition and its steps raised; each ranked cell gets at least two measured repetitions while
 # the lock scenario (not throughput) runs once; the run ends near its budget; the recommendation is
 # in results.json and opens the console and Markdown reports, with the deadlock cells named as not
-# ranked; and the reproduce line carries the raised steps.
+# ranked; the reproduce line carries the raised steps; and every strategy of a group ran the same
+# steps in the repetitions that count (each pilot calibrates its own; the group runs the most).
 # usage: auto_repetitions_test.sh SHAREBENCH OUTDIR
 source "$(dirname "$0")/test_lib.sh" "$@"
 
@@ -27,7 +28,7 @@ refused "--repetitions must be" --scenario hogwild --repetitions sometimes
 
 budget=30
 start=$(date +%s)
-"$bin" run --scenario hogwild,deadlock/same-order --start fork --procs 1,2 --steps 40 --repetitions auto --budget ${budget}s \
+"$bin" run --scenario hogwild,locked/update-only,deadlock/same-order --start fork --procs 1,2 --steps 40 --repetitions auto --budget ${budget}s \
   --out "$out/run" --format console,md --color never >"$out/console.txt" 2>"$out/stderr.txt" || fail "the auto run exited $?"
 took=$(( $(date +%s) - start ))
 echo "the run took ${took}s under a ${budget}s budget"
@@ -66,6 +67,15 @@ for cell in run["cells"]:
     for r in measured:
         if r["metrics"].get("run_s", 0) < 0.2: problems.append(f"{cell['id']} rep {r['index']} timed {r['metrics'].get('run_s')} s")
         if "warmup_s" not in r["metrics"]: problems.append(f"{cell['id']} rep {r['index']}: no warm-up excluded")
+# Equal work in a group: one steps figure for every cell, and every measured repetition ran it.
+by_id = {c["id"]: c for c in run["cells"]}
+for g in rec["groups"]:
+    cells = [by_id[r["cell"]] for r in g["ranked"]]
+    steps = {c["config"]["workload"]["steps"] for c in cells}
+    done = {r["metrics"].get("steps_total") for c in cells for r in c["repetitions"] if not r.get("calibration")}
+    if len(cells) < 2: problems.append(f"group {g['kind']} {g['procs']}: {len(cells)} cell(s), nothing to compare")
+    if len(steps) != 1: problems.append(f"group {g['kind']} {g['procs']}: unequal steps {sorted(steps)}")
+    if len(done) != 1: problems.append(f"group {g['kind']} {g['procs']}: measured repetitions ran {sorted(map(str, done))} steps in all")
 for p in problems: print("FAIL:", p)
 sys.exit(1 if problems else 0)
 PY

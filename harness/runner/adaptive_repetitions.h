@@ -4,7 +4,8 @@
 // at least that much; the pilot then keeps its checks but not its figures (Repetition::calibration).
 // A tiny pilot can misjudge (its workers barely overlap), so a later repetition that timed well
 // short of it (under two thirds) raises the steps again the same way, until the steps reach
-// kMaxSteps.
+// kMaxSteps. The runner then gives every cell of a ranking group the most steps any of them needs
+// (a rate can depend on the steps), and a repetition run at fewer steps counts for its checks only.
 // After the pilots, the scheduler hands out one repetition at a time to the ranked cell that needs
 // it most, until every ranked cell's 95 % interval is within `target` of its mean, or the next
 // repetition would not fit in the budget: first every cell to two measured repetitions, then the

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "harness/env/environment.h"
 #include "harness/env/machine_load.h"
 #include "harness/proc/leak_check.h"
+#include "harness/results/recommendation.h"
 #include "harness/results/results_json.h"
 #include "harness/results/run_directory.h"
 #include "harness/housekeeping/dead_run_sweep.h"
@@ -29,22 +31,58 @@ namespace sharebench {
 namespace {
 
 // A repetition of a ranked cell that timed too little work (the pilot, or one after a pilot that
-// misjudged): its steps are raised for the repetitions to come, and its own figures stop counting
-// (adaptive_repetitions.h).
+// misjudged): its steps are raised for the repetitions to come, and the figures of every repetition
+// it ran at fewer steps stop counting (adaptive_repetitions.h).
 void calibrate(CellResult& cell, PlannedCell& planned, const AutoRepetitions& policy, const std::string& binary) {
   const std::optional<std::int64_t> steps = calibrated_steps(cell, policy);
   if (!steps) return;
-  cell.repetitions.back().calibration = true;
+  for (Repetition& r : cell.repetitions) r.calibration = true;  // figures only from repetitions at one steps
   planned.config.workload.steps = *steps;
   cell.config.workload.steps = *steps;
   cell.repro = repro_command(binary, planned.config, 1);
 }
 
-// --repetitions auto after every pilot: one repetition at a time to the cell that needs it most.
+// Every cell of a group runs the same steps, the most `wanted` says any of them needs: a rate can
+// depend on the steps (a reused buffer pays off over more messages), so unequal work would not
+// compare. A cell raised keeps the repetitions it ran at fewer steps for their checks, not their
+// figures (Repetition::calibration).
+void equal_steps(const std::vector<std::vector<std::size_t>>& groups, std::vector<PlannedCell>& plans, RunResult& run,
+                 const std::string& binary, const std::function<std::int64_t(std::size_t)>& wanted) {
+  for (const std::vector<std::size_t>& group : groups) {
+    std::int64_t steps = 0;
+    for (std::size_t i : group) steps = std::max(steps, wanted(i));
+    for (std::size_t i : group) {
+      CellResult& cell = run.cells[i];
+      if (cell.config.workload.steps == steps) continue;
+      for (Repetition& r : cell.repetitions) r.calibration = true;
+      plans[i].config.workload.steps = cell.config.workload.steps = steps;
+      cell.repro = repro_command(binary, plans[i].config, 1);
+    }
+  }
+}
+
+// The cells each ranking group holds (kind, processes, model, batch: harness/results/recommendation.h),
+// by index: every start method of every strategy that qualified.
+std::vector<std::vector<std::size_t>> ranking_groups(const RunResult& run, const AutoRepetitions& policy) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < run.cells.size(); ++i) index[run.cells[i].config.id()] = i;
+  std::vector<std::vector<std::size_t>> out;
+  for (const RankingGroup& g : recommend_cells(run.cells, policy.target, policy.tie_margin).groups) {
+    out.emplace_back();
+    for (const RankedCell& r : g.ranked) out.back().push_back(index.at(r.cell));
+  }
+  return out;
+}
+
+// --repetitions auto after every pilot: one repetition at a time to the cell that needs it most,
+// every cell of a group at the same steps (raised together when one of them needs more).
 void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRepetitions& policy, const std::string& binary,
                   const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
                   const std::function<void()>& save) {
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  const auto current = [&](std::size_t i) { return run.cells[i].config.workload.steps; };
+  equal_steps(ranking_groups(run, policy), plans, run, binary, current);  // each pilot calibrated its own
+  save();
   std::size_t extra = 0;
   while (!interrupt_requested()) {
     const std::optional<std::size_t> next = next_repetition(run.cells, policy, elapsed());
@@ -55,6 +93,7 @@ void settle_cells(std::vector<PlannedCell>& plans, RunResult& run, const AutoRep
                                             cell.repetitions.size() + 1, unsettled, policy.budget_s - elapsed()));
     cell.repetitions.push_back(run_repetition(plans[*next], static_cast<int>(cell.repetitions.size()), sink));
     calibrate(cell, plans[*next], policy, binary);
+    equal_steps(ranking_groups(run, policy), plans, run, binary, current);  // raised: its group with it
     ++extra;
     save();
   }
@@ -74,22 +113,12 @@ void rank_in_blocks(std::vector<PlannedCell>& plans, RunResult& run, const Block
                     const std::chrono::steady_clock::time_point started, ProgressLine& line, const ProgressSink& sink,
                     const std::function<void()>& save, bool interactive) {
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-  // The least timed work a block's repetition does is --repetitions auto's. Every contender of a
-  // group then runs the same steps, the most any of them needs: a rate can depend on the steps
-  // (a reused buffer pays off over more messages), so unequal work would not compare.
+  // The least timed work a block's repetition does is --repetitions auto's; every contender of a
+  // group then runs the same steps, the most any of them needs.
   const AutoRepetitions timing;
-  for (const std::vector<std::size_t>& group : block_groups(run.cells, policy.tie_margin)) {
-    std::int64_t steps = 0;
-    for (std::size_t i : group) {
-      steps = std::max(steps, calibrated_steps(run.cells[i], timing).value_or(run.cells[i].config.workload.steps));
-    }
-    for (std::size_t i : group) {
-      if (run.cells[i].config.workload.steps == steps) continue;
-      run.cells[i].repetitions.back().calibration = true;
-      plans[i].config.workload.steps = run.cells[i].config.workload.steps = steps;
-      run.cells[i].repro = repro_command(binary, plans[i].config, 1);
-    }
-  }
+  equal_steps(block_groups(run.cells, policy.tie_margin), plans, run, binary, [&](std::size_t i) {
+    return calibrated_steps(run.cells[i], timing).value_or(run.cells[i].config.workload.steps);
+  });
   save();
   const RunInBlock run_one = [&](std::size_t i, int block, bool control) {
     CellResult& cell = run.cells[i];
