@@ -105,6 +105,15 @@ judge converted 'all("call share_memory() after converting" in check(c, "updates
 expect converted_fixed 0 $all -- "$py" "$progs/hogwild_converted_after_share.py" --fixed
 judge converted_fixed "$clean"
 
+# --- Hand-written SGD that rebinds each parameter, `p.data = p.data - lr * p.grad`: from its first step
+# each worker trains private tensors (shared when it received them); the twin updates in place.
+expect manual_sgd 1 $all -- "$py" "$progs/hogwild_manual_sgd.py"
+judge manual_sgd "$(caught updates-shared "with its 4 parameter tensors in shared memory, and by its end 0 of them were there" hogwild_manual_sgd.py)"
+judge manual_sgd "$(caught updates-shared "p.data.sub_(lr * p.grad)" hogwild_manual_sgd.py)"
+expect manual_sgd_fixed 0 $all -- "$py" "$progs/hogwild_manual_sgd.py" --fixed
+judge manual_sgd_fixed "$clean"
+judge manual_sgd_fixed "$(exercised updates-shared)"
+
 # --- Pool's own terminate() at the end of `with Pool()`: not a death. ---------------------------------
 expect pool 0 $all -- "$py" "$progs/pool_map.py"
 judge pool "$clean"

@@ -26,7 +26,7 @@ judge hogwild '[sum(p["role"] == "helper" for p in c["repetitions"][0]["processe
 "$bin" report "$out/hogwild/results.json" --format console >"$out/hogwild.console"
 grep -q "Processes of exec/hogwild.py@spawn:1" "$out/hogwild.console" || fail "the console report has no process table"
 # What exec checked, one line a check with what it saw, failures first.
-grep -qE "^  pass +updates-shared +2 modules received by children that ran an optimizer" "$out/hogwild.console" ||
+grep -qE "^  pass +updates-shared +2 modules received by children that trained them" "$out/hogwild.console" ||
   fail "the console report has no line per check with its exposure"
 
 # --- Fork after OpenMP: a hang under fork, with Python and native stacks; clean under spawn and

@@ -151,6 +151,37 @@ TEST(SharingFindings, AChildTrainingAPrivateCopyFailsButADistributedOneIsANote) 
   EXPECT_FALSE(synced.notes.empty());
 }
 
+// Hand-written SGD that rebinds: a child received the module shared and ended with private
+// parameters it changed, no optimizer involved. Received private (under fork, never shared), the same
+// change is a note: a child may perturb its own copy on purpose (evolution strategies).
+TEST(SharingFindings, AChildThatReboundSharedParametersFailsButAPrivateCopyChangedIsANote) {
+  std::vector<json> events = {
+      {{"event", "received"}, {"pid", 52}, {"t", 0.1},
+       {"objects", json::array({{{"kind", "module"}, {"class", "Policy"}, {"path", "args[1]"}, {"params", 4}, {"shared", 4}}})}},
+      {{"event", "end"}, {"pid", 52}, {"t", 1.0}, {"role", "child"}, {"code", 0}, {"distributed", false},
+       {"changed", json::array({{{"path", "args[1]"}, {"kind", "module"}, {"class", "Policy"}, {"params", 4}, {"shared", 0},
+                                 {"by_optimizer", false}, {"state_dict_taken", false}}})}}};
+  const SharingFindings rebound = judge_with_torch(events, {}, SharingContext{});
+  const Check* c = find_check(rebound, "updates-shared");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("received Policy (args[1]) with its 4 parameter tensors in shared memory, and by its end 0 of "
+                            "them were there"),
+            std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("p.data.sub_(lr * p.grad)"), std::string::npos) << c->message;
+  EXPECT_EQ(c->exposure->count, 1);
+  events[0]["objects"][0]["shared"] = 0;
+  const SharingFindings private_copy = judge_with_torch(events, {}, SharingContext{});
+  EXPECT_EQ(find_check(private_copy, "updates-shared")->verdict, Verdict::kPass);
+  EXPECT_FALSE(private_copy.notes.empty());
+  // Changed in place, still shared: exercised and clean.
+  events[0]["objects"][0]["shared"] = 4;
+  events[1]["changed"][0]["shared"] = 4;
+  const SharingFindings in_place = judge_with_torch(events, {}, SharingContext{});
+  EXPECT_EQ(find_check(in_place, "updates-shared")->verdict, Verdict::kPass);
+  EXPECT_EQ(find_check(in_place, "updates-shared")->exposure->count, 1);
+}
+
 TEST(SharingFindings, ShortLivedProcessesJoinTheTableWithHowTheyEnded) {
   std::vector<ProcessRecord> table(1);
   table[0].pid = 60;

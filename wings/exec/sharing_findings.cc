@@ -219,6 +219,17 @@ bool stepped_an_optimizer(const std::vector<json>& events, int pid) {
   return false;
 }
 
+// Whether the child `pid` received the object at `path` with every parameter tensor in shared memory.
+bool received_shared(const std::vector<json>& events, int pid, const std::string& path) {
+  for (const json* e : events_of(events, "received")) {
+    if (int_of(*e, "pid") != pid) continue;
+    for (const json& o : array_of(*e, "objects")) {
+      if (text_of(o, "path") == path && int_of(o, "params") > 0 && int_of(o, "shared") >= int_of(o, "params")) return true;
+    }
+  }
+  return false;
+}
+
 void judge_received_modules(const std::vector<json>& events, SharingFindings& f) {
   int received = 0, trained_in = 0;
   for (const json* e : events_of(events, "received")) {
@@ -227,15 +238,18 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
     received += modules;
     if (stepped_an_optimizer(events, int_of(*e, "pid"))) trained_in += modules;
   }
-  const Exposure seen{static_cast<double>(trained_in), "modules received by children that ran an optimizer"};
   f.to_raise[std::string(checks::kUpdatesShared)] = "a program whose children train a model they received";
   GroupedFindings failures;
   bool converted_after_sharing = false;
+  bool rebound_only = true;  // every failure a shared module rebound in the child: its own advice says the fix
   for (const json* e : events_of(events, "end")) {
     const int pid = int_of(*e, "pid");
     for (const json& c : array_of(*e, "changed")) {
       const int params = int_of(c, "params"), shared = int_of(c, "shared");
-      if (shared >= params) continue;
+      if (shared >= params) {  // trained in place in shared memory; by an optimizer it is counted above
+        if (!c.value("by_optimizer", false) && !stepped_an_optimizer(events, pid)) ++trained_in;
+        continue;
+      }
       const std::string what = fmt::format("{} ({}, {} of {} parameter tensors in shared memory)", text_of(c, "class"),
                                            text_of(c, "path"), shared, params);
       const std::string who = fmt::format("pid {} (started at {})", pid, started_at(events, pid));
@@ -261,6 +275,20 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
                                                                  shared_at)),
                      pid);
         if (!shared_at.empty()) converted_after_sharing = true;
+        rebound_only = false;
+      } else if (received_shared(events, pid, text_of(c, "path"))) {
+        // Shared when it came, private at the end, changed by no optimizer: the child bound its
+        // parameters to new tensors (p.data = p.data - lr * p.grad, param = ..., .to(...)), and
+        // trained those from then on.
+        ++trained_in;
+        failures.add(fmt::format("{{pids}} (started at {}) received {} ({}) with its {} parameter tensors in shared memory, "
+                                 "and by its end {} of them were there: it bound them to new private tensors and went on "
+                                 "changing those. An assignment such as `p.data = p.data - lr * p.grad` (or `param = ...`, "
+                                 "`.to(...)`) makes a new tensor, so its updates never reached the shared model. Update in "
+                                 "place instead: `p.data.sub_(lr * p.grad)`, or under torch.no_grad() `p -= lr * p.grad`, or "
+                                 "use a torch.optim optimizer",
+                                 started_at(events, pid), text_of(c, "class"), text_of(c, "path"), params, shared),
+                     pid);
       } else {
         f.notes.push_back(fmt::format("{} changed its private copy of {} without an optimizer: those changes never "
                                       "reach the parent",
@@ -268,6 +296,8 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
       }
     }
   }
+  // Modules children stepped with an optimizer, and shared ones they changed without one.
+  const Exposure seen{static_cast<double>(trained_in), "modules received by children that trained them"};
   const std::string advice = converted_after_sharing ? std::string("Call model.share_memory() after the model's last "
                                                                      "conversion and before starting the workers")
                                                        : std::string("Call model.share_memory() before starting the "
@@ -278,8 +308,9 @@ void judge_received_modules(const std::vector<json>& events, SharingFindings& f)
                              seen});
   } else {
     f.checks.push_back(Check{checks::kUpdatesShared, Verdict::kFail, static_cast<double>(failures.size()),
-                             fmt::format("{}. {} (under fork a child's copy of an unshared model is its own)",
-                                         fmt::join(failures.lines(), "; "), advice),
+                             rebound_only ? fmt::format("{}", fmt::join(failures.lines(), "; "))
+                                          : fmt::format("{}. {} (under fork a child's copy of an unshared model is its own)",
+                                                        fmt::join(failures.lines(), "; "), advice),
                              seen});
   }
 }
