@@ -114,6 +114,17 @@ expect manual_sgd_fixed 0 $all -- "$py" "$progs/hogwild_manual_sgd.py" --fixed
 judge manual_sgd_fixed "$clean"
 judge manual_sgd_fixed "$(exercised updates-shared)"
 
+# --- A backward() in the parent before share_memory(): its gradients are shared too, and under fork every
+# worker adds into and clears the same .grad buffers (spawn and forkserver pickle no gradients).
+expect grads_shared 1 --mp-start fork --repetitions "$SB_REPS" -- "$py" "$progs/hogwild_grads_before_share.py"
+judge grads_shared "$(caught grads-delivered "stepped on gradients in shared memory" hogwild_grads_before_share.py)"
+judge grads_shared "$(caught grads-delivered "model.zero_grad(set_to_none=True)" hogwild_grads_before_share.py)"
+expect grads_shared_fresh 0 --mp-start spawn,forkserver --repetitions "$SB_REPS" -- "$py" "$progs/hogwild_grads_before_share.py"
+judge grads_shared_fresh "$clean"
+expect grads_shared_fixed 0 $all -- "$py" "$progs/hogwild_grads_before_share.py" --fixed
+judge grads_shared_fixed "$clean"
+judge grads_shared_fixed "$(exercised grads-delivered)"
+
 # --- Pool's own terminate() at the end of `with Pool()`: not a death. ---------------------------------
 expect pool 0 $all -- "$py" "$progs/pool_map.py"
 judge pool "$clean"

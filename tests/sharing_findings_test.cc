@@ -182,6 +182,26 @@ TEST(SharingFindings, AChildThatReboundSharedParametersFailsButAPrivateCopyChang
   EXPECT_EQ(find_check(in_place, "updates-shared")->exposure->count, 1);
 }
 
+// Gradients in shared memory, stepped on by two children: their backward() calls add into the same
+// buffers. One child alone shares them with nobody.
+TEST(SharingFindings, TwoChildrenSteppingOnSharedGradientsFailGradsDelivered) {
+  const auto child = [](int pid, int shared_grad_steps) {
+    return json{{"event", "end"}, {"pid", pid}, {"t", 1.0}, {"role", "child"}, {"code", 0},
+                {"optimizers", json::array({{{"class", "SGD"}, {"where", "hog.py:26 in train"}, {"steps", 200}, {"params", 4},
+                                             {"shared", 4}, {"sampled", 11}, {"same_grad", 0}, {"no_grad_steps", 0},
+                                             {"zero_grad_steps", 0}, {"carried", 0}, {"carry_checks", 0}, {"backwards", 200},
+                                             {"shared_grad_steps", shared_grad_steps}}})}};
+  };
+  const SharingFindings two = judge_with_torch({child(71, 11), child(72, 11)}, {}, SharingContext{});
+  const Check* c = find_check(two, "grads-delivered");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("SGD (made at hog.py:26 in train) in pids 71, 72 stepped on gradients in shared memory"),
+            std::string::npos) << c->message;
+  EXPECT_EQ(find_check(judge_with_torch({child(71, 11), child(72, 0)}, {}, SharingContext{}), "grads-delivered")->verdict,
+            Verdict::kPass);
+}
+
 TEST(SharingFindings, ShortLivedProcessesJoinTheTableWithHowTheyEnded) {
   std::vector<ProcessRecord> table(1);
   table[0].pid = 60;

@@ -641,6 +641,13 @@ void judge_shared_optimizers(const std::vector<json>& events, SharingFindings& f
 void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
   int judged = 0, compared = 0;
   GroupedFindings failures;
+  // Children whose optimizer applied gradients in shared memory: two or more of them add into and
+  // clear the same .grad buffers (one alone shares them with nobody).
+  int on_shared_grads = 0;
+  for (const json* e : events_of(events, "end")) {
+    if (text_of(*e, "role") != "child") continue;
+    for (const json& o : array_of(*e, "optimizers")) on_shared_grads += int_of(o, "shared_grad_steps") > 0;
+  }
   for (const json* e : events_of(events, "end")) {
     if (text_of(*e, "role") != "child") continue;
     const int pid = int_of(*e, "pid");
@@ -653,7 +660,16 @@ void judge_gradients(const std::vector<json>& events, SharingFindings& f) {
       const int zero = int_of(o, "zero_grad_steps"), carried = int_of(o, "carried"), checks = int_of(o, "carry_checks");
       const int backwards = int_of(o, "backwards");
       compared += sampled + none + checks;
-      if (sampled == 0 && none > 0) {
+      if (on_shared_grads >= 2 && int_of(o, "shared_grad_steps") > 0) {
+        failures.add(fmt::format("{} stepped on gradients in shared memory ({} of its sampled steps): the parameters' "
+                                 ".grad buffers came shared from the parent (a backward() before share_memory() puts "
+                                 "them there with the parameters, and fork hands them to every worker), so every "
+                                 "worker's backward() adds into, and zero_grad() clears, the same buffers while the "
+                                 "others step on them. Free the gradients before sharing: model.zero_grad(set_to_none="
+                                 "True) (or p.grad = None) before model.share_memory()",
+                                 name, int_of(o, "shared_grad_steps")),
+                     pid);
+      } else if (sampled == 0 && none > 0) {
         failures.add(fmt::format("{} stepped without a gradient on any parameter: the workers' gradients never "
                                  "reach the shared model",
                                  name),

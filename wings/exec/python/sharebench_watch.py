@@ -348,6 +348,7 @@ class _OptimizerUse:
         self.expect = {}           # data_ptr -> norm after a backward() added to an uncleared applied gradient
         self.carried = 0           # steps that applied such a running sum again
         self.carry_checks = 0      # steps compared against what a backward() computed
+        self.shared_grad_steps = 0  # sampled steps that applied a gradient in shared memory (.grad shared)
 
 
 _backwards = 0  # backward() calls in this process
@@ -403,6 +404,8 @@ def _before_step(opt):
         use.expect = {}
     if sampled:
         grads = [p.grad for p in _optimizer_params(opt)]
+        if any(g is not None and g.is_shared() for g in grads):
+            use.shared_grad_steps += 1
         if all(g is None for g in grads):
             use.no_grad_steps += 1
             use.last_grad = None
@@ -576,6 +579,7 @@ def _optimizer_report(use):
             "class": type(opt).__name__, "steps": use.steps, "no_grad_steps": use.no_grad_steps,
             "sampled": use.sampled, "same_grad": use.same_grad, "params": total, "shared": shared,
             "zero_grad_steps": use.zero_grad_steps, "carried": use.carried, "carry_checks": use.carry_checks,
+            "shared_grad_steps": use.shared_grad_steps,
             "backwards": _backwards,
             "state_entries_at_first_step": use.state_entries_at_first_step, "state": _state_summary(opt)}
 
