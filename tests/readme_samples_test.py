@@ -7,8 +7,8 @@ dropped, runs of spaces become one) since rates, pids and times differ from run 
 so (what follows varies: the A/A control adds "(a false difference ...)" when its interval parts). A changed word, column, check name or verdict fails,
 naming the sample and the line.
 
-A sample preceded by `<!-- replay: FILE -->` is the default run's, whose answer differs from run to
-run: it is printed again from the results file that run wrote (`report FILE --format console`,
+A sample preceded by `<!-- replay: FILE -->` is a `run`'s (the default run's, the locked pair's), whose
+answer differs from run to run (under load the locked pair came out tied after 20 blocks): it is printed again from the results file that run wrote (`report FILE --format console`,
 the file's command must be the one shown), and its recommendation must fit one screen (at most 50
 lines of at most 100 characters). With --live (the slow suite) those samples' commands run
 themselves instead, held to the screen's size and the sample's first lines.
