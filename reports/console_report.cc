@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <fmt/color.h>
@@ -212,6 +213,22 @@ std::string program_checks(const std::string& id, const Repetition& r, const Pai
   return out;
 }
 
+// exec's first screen: each program's result, then each check that went against it, one line each,
+// cut to the terminal's width (the whole message follows, with the evidence, below the tables).
+std::string program_verdicts(const RunResult& run, const Painter& paint) {
+  std::string out;
+  for (const CellResult& c : run.cells) {
+    const CellOutcome o = c.outcome();
+    out += fmt::format("{}: {}\n", c.config.id(), paint(paint.of(o.kind), outcome_word(o.kind)));
+    std::set<std::string> said;
+    for (const Evidence& e : o.evidence) {
+      if (!said.insert(e.check).second) continue;
+      out += "  " + truncated_line(fmt::format("{} {}: {}", e.verdict, e.check, e.message), kConsoleWidth - 2) + "\n";
+    }
+  }
+  return out;
+}
+
 std::string render_console(const RunResult& raw, const RenderOptions& options) {
   RunResult run = raw;  // what came from a program or a foreign results file, shown, never obeyed
   make_terminal_safe(run);
@@ -220,7 +237,7 @@ std::string render_console(const RunResult& raw, const RenderOptions& options) {
   const bool programs_only = !run.cells.empty() && std::all_of(run.cells.begin(), run.cells.end(), [](const CellResult& c) {
     return c.kind == ScenarioKind::kProgram;
   });
-  std::string out = programs_only ? std::string() : render_recommendation_console(run, 5, options.explain);
+  std::string out = programs_only ? program_verdicts(run, paint) : render_recommendation_console(run, 5, options.explain);
   std::map<Outcome, int> counts;
   std::vector<ScenarioKind> kinds;
   for (const CellResult& c : run.cells) {

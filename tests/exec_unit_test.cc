@@ -22,6 +22,8 @@
 #include "wings/exec/progress_channel.h"
 #include "harness/housekeeping/private_dir.h"
 #include "harness/results/results_json.h"
+#include "reports/console_report.h"
+#include "reports/report_writers.h"
 #include "harness/plan/cell_flags.h"
 #include "harness/scenario/scenario.h"
 #include "harness/util/clock.h"
@@ -271,6 +273,37 @@ TEST(ExecResults, ProcessesRoundTripThroughJson) {
   EXPECT_EQ(q.python_stack, p.python_stack);
   EXPECT_DOUBLE_EQ(q.uss_mb_peak, 12.5);
   EXPECT_EQ(back.cells[0].config.command, cell.config.command);
+}
+
+// exec's console opens with the answer: each program's result, then each check that went against it,
+// one line each within 100 columns; the whole message follows below the tables.
+TEST(ExecConsole, TheVerdictAndEachFindingComeFirstOneLineEach) {
+  RunResult run;
+  run.run_id = "x";
+  run.status = "complete";
+  CellResult cell;
+  cell.config.scenario = "exec";
+  cell.config.variant = "default";
+  cell.config.command = {"python3", "train.py"};
+  cell.kind = ScenarioKind::kProgram;
+  Repetition rep;
+  rep.verdict = Verdict::kFail;
+  const std::string finding = "in test tests/test_x.py::test_y: pids 12, 13 (started at train.py:30 in run_workers) trained "
+                              "its own copy of Sequential (args[1], 0 of 4 parameter tensors in shared memory): its updates "
+                              "never reach the parent";
+  rep.checks.push_back(Check{"updates-shared", Verdict::kFail, 1.0, finding, Exposure{2, "modules"}});
+  rep.checks.push_back(Check{"liveness", Verdict::kPass, 0.0, "no hang", Exposure{100, "ms"}});
+  cell.repetitions.push_back(rep);
+  run.cells.push_back(cell);
+  const std::string out = render_console(run, RenderOptions{});
+  const std::string first = out.substr(0, out.find('\n'));
+  EXPECT_EQ(first, cell.config.id() + ": UNEXPECTED") << out;
+  const std::size_t second_end = out.find('\n', first.size() + 1);
+  const std::string second = out.substr(first.size() + 1, second_end - first.size() - 1);
+  EXPECT_EQ(second.rfind("  fail updates-shared: in test tests/test_x.py::test_y: pids 12, 13", 0), 0u) << out;
+  EXPECT_LE(second.size(), 100u + 2) << second;  // "…" is three bytes, one column
+  EXPECT_NE(second.find("…"), std::string::npos) << second;
+  EXPECT_NE(out.find(finding), std::string::npos) << "the whole message follows: " << out;
 }
 
 }  // namespace

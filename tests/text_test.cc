@@ -40,5 +40,12 @@ TEST(Wrapped, BreaksLongLinesAtSpacesAndIndentsWhatFollows) {
   EXPECT_LE(longest, 50u) << wide;
 }
 
+TEST(TruncatedLine, CutsAtTheWidthInCharactersWithAnEllipsis) {
+  EXPECT_EQ(truncated_line("short\nsecond line", 10), "short");
+  EXPECT_EQ(truncated_line("abcdefghij", 10), "abcdefghij");
+  EXPECT_EQ(truncated_line("abcdefghijk", 10), "abcdefghi…");
+  EXPECT_EQ(truncated_line("±±±±±±±±±±±", 5), "±±±±…");  // characters, not bytes
+}
+
 }  // namespace
 }  // namespace sharebench

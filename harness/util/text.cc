@@ -172,4 +172,14 @@ std::string wrapped(std::string_view text, std::size_t width) {
   return out;
 }
 
+std::string truncated_line(std::string_view text, std::size_t width) {
+  std::string_view line = text.substr(0, text.find('\n'));
+  if (width_of(line) <= width) return std::string(line);
+  std::size_t kept = 0, chars = 0;  // bytes of the first width - 1 characters
+  for (; kept < line.size(); ++kept) {
+    if ((static_cast<unsigned char>(line[kept]) & 0xC0) != 0x80 && ++chars == width) break;
+  }
+  return std::string(line.substr(0, kept)) + "…";
+}
+
 }  // namespace sharebench

@@ -37,6 +37,10 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
 // A word longer than the room is left whole.
 std::string wrapped(std::string_view text, std::size_t width);
 
+// The first line of `text`, cut to `width` characters (code points) with "…" where it was cut: a
+// summary line that fits a terminal, the whole of it said elsewhere.
+std::string truncated_line(std::string_view text, std::size_t width);
+
 // "1 planted bug caught", "3 planted bugs caught": the count and the words that agree with it.
 std::string counted(long long n, std::string_view one, std::string_view many);
 
