@@ -71,5 +71,5 @@ expect_refused nproc-3-busy RLIMIT_NPROC user "$hold" "$cell"
 expect_refused exec-nproc-3 RLIMIT_NPROC user "ulimit -u 3" "exec --format none -- /bin/true"
 expect_refused exec-nofile-6 RLIMIT_NOFILE root "ulimit -n 6" "exec --format none -- /bin/true"
 expect_passes nproc-enough user "ulimit -u 100" "$cell"
-expect_passes nofile-soft-raised root "ulimit -Sn 20" "run --scenario locked/whole-step,averaging/params-gloo --start fork,thread --procs 4 --steps 100 --format none"
+expect_passes nofile-soft-raised root "ulimit -Sn 20" "run --scenario locked/whole-step,averaging/params-gloo --start fork,thread --procs 4 --steps 100 --blocks 0 --format none"
 exit $status
