@@ -77,11 +77,13 @@ judge stall 'verdict(cells[0], "fault-injected") == "pass" and "SIGSTOP for 1 s"
 
 # --- A segment leaked by a killed producer: named with the process that used it, then removed. The
 # twin, whose segment the resource tracker reclaims, leaves nothing. ---------------------------------
+# Only segments these two runs leave count: one another run (or a test killed earlier) left is not theirs.
+psm_before=$(ls /dev/shm | grep '^psm_' | sort || true)
 expect shm_untracked 1 --mp-start fork,spawn,forkserver --fault kill:child@1 -- "$py" "$ex/shm_handoff_untracked.py"
 judge shm_untracked 'all(verdict(c, "shm-reclaimed") == "fail" and "psm_" in check(c, "shm-reclaimed")["message"] and "used by pid" in check(c, "shm-reclaimed")["message"] for c in cells)'
 expect shm_tracked 0 --mp-start fork,spawn,forkserver --fault kill:child@1 -- "$py" "$ex/shm_handoff.py"
-leftover=$(ls /dev/shm | grep -c '^psm_' || true)
-[ "$leftover" -eq 0 ] || fail "psm_ segments left in /dev/shm: $(ls /dev/shm | grep '^psm_')"
+left=$(comm -13 <(printf '%s\n' "$psm_before") <(ls /dev/shm | grep '^psm_' | sort || true) | grep . || true)
+[ -z "$left" ] || fail "psm_ segments left in /dev/shm: $left"
 
 # --- Without beats, CPU time is progress: a sleeper hangs, a busy loop does not. Beats from a shell. -
 expect sleeper 1 --hang-timeout 1 -- sleep 30
