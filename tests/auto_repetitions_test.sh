@@ -26,7 +26,7 @@ refused "--budget must be a duration" --scenario hogwild --repetitions auto --bu
 refused "--interval must be a number" --scenario hogwild --repetitions auto --interval 0
 refused "--repetitions must be" --scenario hogwild --repetitions sometimes
 
-budget=30
+budget=45
 start=$(date +%s)
 "$bin" run --scenario hogwild,locked/update-only,deadlock/same-order --start fork --procs 1,2 --steps 40 --repetitions auto --budget ${budget}s \
   --out "$out/run" --format console,md --color never >"$out/console.txt" 2>"$out/stderr.txt" || fail "the auto run exited $?"
@@ -44,7 +44,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 problems = []
 policy = run["repetition_policy"]
-if not policy["automatic"] or policy["budget_s"] != 30:
+if not policy["automatic"] or policy["budget_s"] != 45:
     problems.append(f"repetition_policy is {policy}")
 rec = run["recommendation"]
 groups = {(g["kind"], g["procs"]) for g in rec["groups"]}
