@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -245,14 +246,20 @@ TEST(ExecCell, IsNamedByItsProgramAndReproducedWithItsCommand) {
   EXPECT_EQ(CellConfig::from_json(c.to_json()), c);
 }
 
-TEST(ExecResults, ProcessesRoundTripThroughJson) {
-  RunResult run;
-  run.run_id = "x";
+// A cell of `exec` running `command`, as the exec command plans one.
+CellResult program_cell(std::vector<std::string> command) {
   CellResult cell;
   cell.config.scenario = "exec";
   cell.config.variant = "default";
-  cell.config.command = {"sleep", "1"};
+  cell.config.command = std::move(command);
   cell.kind = ScenarioKind::kProgram;
+  return cell;
+}
+
+TEST(ExecResults, ProcessesRoundTripThroughJson) {
+  RunResult run;
+  run.run_id = "x";
+  CellResult cell = program_cell({"sleep", "1"});
   Repetition rep;
   ProcessRecord p;
   p.pid = 42;
@@ -281,11 +288,7 @@ TEST(ExecConsole, TheVerdictAndEachFindingComeFirstOneLineEach) {
   RunResult run;
   run.run_id = "x";
   run.status = "complete";
-  CellResult cell;
-  cell.config.scenario = "exec";
-  cell.config.variant = "default";
-  cell.config.command = {"python3", "train.py"};
-  cell.kind = ScenarioKind::kProgram;
+  CellResult cell = program_cell({"python3", "train.py"});
   Repetition rep;
   rep.verdict = Verdict::kFail;
   const std::string finding = "in test tests/test_x.py::test_y: pids 12, 13 (started at train.py:30 in run_workers) trained "
