@@ -3,27 +3,11 @@
 // them. Pure functions over the events file's JSON lines, so each rule is tested on crafted events
 // (tests/exec_unit_test.cc) as well as on real programs (tests/exec_test.sh).
 //
-// Checks (each only when the program did what it guards; nothing to judge, no check):
-//   fork-safety             no Python process forked while OpenMP's pool ran with more than one
-//                           intra-op thread, unless the child dropped to one (DataLoader workers do)
-//   updates-shared          no child trained (an optimizer stepped) a module it received whose
-//                           parameters are private: its updates would never reach the parent
-//   optimizer-state-shared  an optimizer a child received from another process has every state
-//                           entry in shared memory: no Python-number step, no private tensor, no
-//                           state created lazily inside the child
-//   grads-delivered         a child's optimizer over shared parameters stepped on the gradients its
-//                           backward() computed: not on none, not on all-zero ones, not on the same
-//                           one every time, not on a running sum a backward() added to uncleared
-//   deaths-noticed          no child died of an uncaught exception or a signal the program did not
-//                           send, while the program neither read its exit code nor failed itself
-//   copy-on-read            no forked child made 64 MiB or more, and a third or more, of the memory it
-//                           inherited private
-//                           (pages copied because it wrote them: reading Python objects writes
-//                           their reference counts; pytorch#13246)
-// Each check carries its exposure (how often its situation arose); one whose situation never arose
-// is `not exercised`, never `pass`. The optimizer-state rule reads every number an optimizer holds
-// (in state, in param_groups, in an attribute) where it was handed over, received and left: one
-// that advanced in the children and not in the parent's copy was private to each process.
+// The checks are one file each in checks/ (fork-safety, updates-shared, model-learned,
+// optimizer-state-shared, grads-delivered, copy-on-read, deaths-noticed, and the races on shared
+// state: lost-updates, consistent-snapshots, mutual-exclusion, buffer-lifetime, random-streams),
+// registered in one table (checks/exec_checks.cc). Each carries its exposure (how often its
+// situation arose); one whose situation never arose is `not exercised`, never `pass`.
 // Notes (never failures): lost increments of a shared step counter, Python threads or CUDA at a
 // fork, private copies changed without an optimizer, /dev/shm and descriptor headroom, intra-op
 // threads against cores, failures of the hooks themselves.

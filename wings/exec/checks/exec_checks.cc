@@ -4,17 +4,25 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "wings/exec/checks/event_fields.h"
 #include "wings/exec/exec_check_ids.h"
 
 namespace sharebench::exec_checks {
 
 const std::vector<ExecCheck>& registered() {
   static const std::vector<ExecCheck> table = {
-      {checks::kLostUpdates, judge_lost_updates},
-      {checks::kConsistentSnapshots, judge_consistent_snapshots},
-      {checks::kMutualExclusion, judge_mutual_exclusion},
-      {checks::kBufferLifetime, judge_buffer_lifetime},
-      {checks::kRandomStreams, judge_random_streams},
+      {checks::kForkSafety, judge_fork_safety, Needs::kTorch},
+      {checks::kUpdatesShared, judge_updates_shared, Needs::kTorch},
+      {checks::kModelLearned, judge_model_learned, Needs::kTorch},
+      {checks::kOptimizerStateShared, judge_optimizer_state_shared, Needs::kTorch},
+      {checks::kGradsDelivered, judge_grads_delivered, Needs::kTorch},
+      {checks::kCopyOnRead, judge_copy_on_read, Needs::kTorch},
+      {checks::kDeathsNoticed, judge_deaths_noticed, Needs::kEvents},
+      {checks::kLostUpdates, judge_lost_updates, Needs::kEvents},
+      {checks::kConsistentSnapshots, judge_consistent_snapshots, Needs::kEvents},
+      {checks::kMutualExclusion, judge_mutual_exclusion, Needs::kEvents},
+      {checks::kBufferLifetime, judge_buffer_lifetime, Needs::kEvents},
+      {checks::kRandomStreams, judge_random_streams, Needs::kEvents},
   };
   return table;
 }
@@ -28,10 +36,16 @@ void add_verdict(SharingFindings& f, CheckId id, const std::vector<std::string>&
   }
 }
 
-void judge_all(const std::vector<nlohmann::json>& events, SharingFindings& findings) {
+void judge_all(const std::vector<nlohmann::json>& events, const std::vector<ProcessRecord>& processes,
+               const SharingContext& machine, SharingFindings& findings) {
+  if (events.empty()) return;  // the hooks never ran: nothing was seen
+  const bool torch = !events_of(events, "torch").empty();
   const SharedStateView view = shared_state_view(events);
-  const ExecCheckInput in{events, view};
-  for (const ExecCheck& check : registered()) check.judge(in, findings);
+  const ExecCheckInput in{events, view, processes, machine};
+  for (const ExecCheck& check : registered()) {
+    if (check.needs == Needs::kTorch && !torch) continue;  // what torch did: nothing without it
+    check.judge(in, findings);
+  }
 }
 
 }  // namespace sharebench::exec_checks

@@ -1,5 +1,5 @@
-// exec_checks: the checks of `sharebench exec` that are one file each (this folder), registered in
-// one table (exec_checks.cc). Each reads the events it names, through the views this folder builds
+// exec_checks: the checks of `sharebench exec`, one file each (this folder), registered in one table
+// (exec_checks.cc). Each reads the events it names, through the views this folder builds
 // from them (shared_state_view.h), and adds its one check to the findings: a verdict, a message that
 // names both sides and the fix, and its exposure (how often its situation arose; 0 is `not
 // exercised`). Adding one: a judge function in a file of its own here, a Python module beside
@@ -20,11 +20,18 @@ namespace sharebench::exec_checks {
 struct ExecCheckInput {
   const std::vector<nlohmann::json>& events;
   const SharedStateView& shared_state;
+  const std::vector<ProcessRecord>& processes;  // the cell's process table
+  const SharingContext& machine;                // the machine's headroom, the cell's options
 };
+
+// When a check has something to judge: what torch did needs torch imported somewhere in the
+// program; the rest needs only the hooks' events (a program may import only multiprocessing).
+enum class Needs { kTorch, kEvents };
 
 struct ExecCheck {
   CheckId id;
   void (*judge)(const ExecCheckInput&, SharingFindings&);
+  Needs needs;
 };
 
 // Every registered check, in the order their verdicts are listed.
@@ -35,10 +42,18 @@ const std::vector<ExecCheck>& registered();
 void add_verdict(SharingFindings& f, CheckId id, const std::vector<std::string>& findings, const std::string& clean,
                  const Exposure& seen);
 
-// Runs every registered check over one repetition's events.
-void judge_all(const std::vector<nlohmann::json>& events, SharingFindings& findings);
+// Runs every registered check over one repetition's events that has something to judge.
+void judge_all(const std::vector<nlohmann::json>& events, const std::vector<ProcessRecord>& processes,
+               const SharingContext& machine, SharingFindings& findings);
 
 // The checks, one file each.
+void judge_fork_safety(const ExecCheckInput& in, SharingFindings& f);
+void judge_updates_shared(const ExecCheckInput& in, SharingFindings& f);
+void judge_model_learned(const ExecCheckInput& in, SharingFindings& f);
+void judge_optimizer_state_shared(const ExecCheckInput& in, SharingFindings& f);
+void judge_grads_delivered(const ExecCheckInput& in, SharingFindings& f);
+void judge_copy_on_read(const ExecCheckInput& in, SharingFindings& f);
+void judge_deaths_noticed(const ExecCheckInput& in, SharingFindings& f);
 void judge_lost_updates(const ExecCheckInput& in, SharingFindings& f);
 void judge_consistent_snapshots(const ExecCheckInput& in, SharingFindings& f);
 void judge_mutual_exclusion(const ExecCheckInput& in, SharingFindings& f);
