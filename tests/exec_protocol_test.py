@@ -61,7 +61,8 @@ programs = [("a3c_group_step.py", ["--num-steps", "20"]), ("a3c_lazy_state.py", 
             ("hogwild_converted_after_share.py", []),
             # the race hooks (sharebench_shared_state.py, sharebench_sends.py): shared-state reports
             ("a3c_counter_unlocked.py", ["--num-steps", "200"]), ("send_then_refill.py", ["--batches", "20"]),
-            ("array_printed_while_negated.py", ["--seconds", "0.3"])]
+            ("array_printed_while_negated.py", ["--seconds", "0.3"]),
+            ("hot_reload_server.py", ["--requests", "300"])]
 seen_kinds = set()
 for start in ("fork", "spawn"):
     for name, args in programs:

@@ -33,6 +33,21 @@ expect array_torn_fixed 0 $all -- "$py" "$progs/array_printed_while_negated.py" 
 judge array_torn_fixed "$clean"
 judge array_torn_fixed "$(exercised consistent-snapshots)"
 
+# --- A server that hot-reloads a shared model (load_state_dict, or a loop of copy_) while its workers
+# run forward() on it; the twin holds one mp.Lock around each reload and each forward(). ---------------
+expect hot_reload 1 $all -- "$py" "$progs/hot_reload_server.py" --requests 800
+judge hot_reload "$(caught consistent-snapshots "was read while a new version was being published into it" hot_reload_server.py)"
+judge hot_reload "$(caught consistent-snapshots "hot_reload_server.py:50 in serve; " hot_reload_server.py)"  # a reader's line
+judge hot_reload "$(caught consistent-snapshots "published by pid " hot_reload_server.py)"
+judge hot_reload "$(caught consistent-snapshots "hot_reload_server.py:63 in reload. " hot_reload_server.py)"  # the publisher's
+judge hot_reload "$(caught consistent-snapshots "share_memory() at " hot_reload_server.py)"
+judge hot_reload "$(caught consistent-snapshots "double buffering" hot_reload_server.py)"
+expect hot_reload_copy 1 $all -- "$py" "$progs/hot_reload_server.py" --requests 800 --copy-loop
+judge hot_reload_copy "$(caught consistent-snapshots "hot_reload_server.py:61 in reload. " hot_reload_server.py)"
+expect hot_reload_fixed 0 $all -- "$py" "$progs/hot_reload_server.py" --requests 800 --fixed
+judge hot_reload_fixed "$clean"
+judge hot_reload_fixed "$(exercised consistent-snapshots)"
+
 # --- The A3C frame counter, `counter.value += 1` without the lock the launcher made. -----------------
 expect a3c_counter 1 $all -- "$py" "$progs/a3c_counter_unlocked.py"
 judge a3c_counter "$(caught lost-updates "Value(\x27i\x27) made at" a3c_counter_unlocked.py)"

@@ -49,6 +49,7 @@ extern const char* const kExecProgressModuleSource;
 extern const char* const kExecWatchModuleSource;
 extern const char* const kExecSharedStateModuleSource;
 extern const char* const kExecSendsModuleSource;
+extern const char* const kExecVersionsModuleSource;
 extern const char* const kExecRandomStreamsModuleSource;
 
 namespace sharebench {
@@ -108,6 +109,7 @@ class ExecScenario : public Scenario {
     write_text(dir + "/python/sharebench_shared_state.py", kExecSharedStateModuleSource);
     write_text(dir + "/python/sharebench_sends.py", kExecSendsModuleSource);
     write_text(dir + "/python/sharebench_random_streams.py", kExecRandomStreamsModuleSource);
+    write_text(dir + "/python/sharebench_versions.py", kExecVersionsModuleSource);
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());

@@ -40,6 +40,7 @@ SharedStateView shared_state_view(const std::vector<json>& events) {
     p.holds = &(*state)["holds"];
     p.sends = state->contains("sends") && (*state)["sends"].is_array() ? &(*state)["sends"] : nullptr;
     p.receives = state->contains("receives") && (*state)["receives"].is_array() ? &(*state)["receives"] : nullptr;
+    p.versions = state->contains("versions") && (*state)["versions"].is_array() ? &(*state)["versions"] : nullptr;
   }
   for (auto& [pid, p] : by_pid) {
     if (starts.count(pid)) p.start_t = starts[pid];

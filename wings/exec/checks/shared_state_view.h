@@ -22,6 +22,9 @@ struct ProcessSharedState {
   const nlohmann::json* holds = nullptr;   // [{lock, site, kind, shared, place, what, count, ...}]
   const nlohmann::json* sends = nullptr;   // [{key, count, fps, complete, sites, shape}]: storages sent twice or more
   const nlohmann::json* receives = nullptr;  // [{key, count, fps, sites}]: tensors received
+  // [{key, what, reads, torn, read_sites, publishes, publish_sites, first_publish_t, last_publish_t}]:
+  // shared models this process read whole (forward(), a copy) or published whole into (load_state_dict, copy_)
+  const nlohmann::json* versions = nullptr;
 };
 
 struct SharedStateView {

@@ -48,6 +48,7 @@ import time
 import sharebench_random_streams as _random_streams
 import sharebench_sends as _sends
 import sharebench_shared_state as _shared_state
+import sharebench_versions as _versions
 
 PROTOCOL = 1  # events_schema.json's "version"; the runner's kExecEventsProtocol
 _path = os.environ.get("SHAREBENCH_EVENTS")
@@ -585,6 +586,11 @@ def _optimizer_report(use):
 
 
 # --- modules --------------------------------------------------------------------------------------------
+def _model_words(module):
+    where = getattr(module, "_sharebench_share_memory_at", None)
+    return "the shared %s%s" % (type(module).__name__, " (share_memory() at %s)" % where if where else "")
+
+
 def _patch_module(nn_module):
     Module = nn_module.Module
     if getattr(Module, "_sharebench_patched", False):
@@ -604,6 +610,7 @@ def _patch_module(nn_module):
         result = share_memory(self, *args, **kwargs)
         try:  # where the program shared it: the advice when its parameters are private anyway
             self._sharebench_share_memory_at = _user_location(self)
+            _versions.watch(self, _model_words(self))
         except Exception as error:
             _hook_error("share_memory", error)
         return result
@@ -715,6 +722,7 @@ def _after_fork_in_child():
     _guarded("fork", _shared_state.after_fork_in_child)
     _guarded("fork", _sends.after_fork_in_child)
     _guarded("fork", _random_streams.after_fork_in_child)
+    _guarded("fork", _versions.after_fork_in_child)
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL,
           **_test_field())
 
@@ -754,6 +762,8 @@ def _child_begin(process):
             tensors = list(obj.parameters()) if kind == "module" else [obj]
             fp = _fingerprint(tensors)
             _received.append((path, obj, kind, fp))
+            if kind == "module":
+                _guarded("versions", _versions.watch, obj, _model_words(obj))
         else:
             _received.append((path, obj, kind, None))
         objects.append(item)
@@ -1100,6 +1110,7 @@ def install():
     _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
     _sends.install(_emit, _user_location, _shared_state, _AFTER_IMPORT)
     _random_streams.install(_user_location, _AFTER_IMPORT)
+    _versions.install(_user_location, _shared_state, _AFTER_IMPORT, _path)
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])
