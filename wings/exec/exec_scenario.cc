@@ -43,14 +43,8 @@
 #include "harness/util/interrupt.h"
 #include "harness/scenario/scenario.h"
 #include "harness/watchdog/process_probe.h"
+#include "wings/exec/exec_python_files.h"
 
-extern const char* const kExecSitecustomizeSource;
-extern const char* const kExecProgressModuleSource;
-extern const char* const kExecWatchModuleSource;
-extern const char* const kExecSharedStateModuleSource;
-extern const char* const kExecSendsModuleSource;
-extern const char* const kExecVersionsModuleSource;
-extern const char* const kExecRandomStreamsModuleSource;
 
 namespace sharebench {
 
@@ -103,13 +97,7 @@ class ExecScenario : public Scenario {
     make_dir(dir);
     make_dir(dir + "/python");
     make_dir(dir + "/stacks");
-    write_text(dir + "/python/sitecustomize.py", kExecSitecustomizeSource);
-    write_text(dir + "/python/sharebench_progress.py", kExecProgressModuleSource);
-    write_text(dir + "/python/sharebench_watch.py", kExecWatchModuleSource);
-    write_text(dir + "/python/sharebench_shared_state.py", kExecSharedStateModuleSource);
-    write_text(dir + "/python/sharebench_sends.py", kExecSendsModuleSource);
-    write_text(dir + "/python/sharebench_random_streams.py", kExecRandomStreamsModuleSource);
-    write_text(dir + "/python/sharebench_versions.py", kExecVersionsModuleSource);
+    for (const ExecPythonFile& file : exec_python_files()) write_text(dir + "/python/" + file.name, file.source);
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());

@@ -62,14 +62,14 @@ def _remember_fork_site():
         _fork_where = None
 
 
-def install(user_location, after_import):
+def install(hooks):
     """`torch.random` is patched as soon as it has executed, before torch's __init__ takes
     manual_seed from it: torch.manual_seed is then the patched function too. Where the program
     forks is remembered before each fork: the child's inherited stream began there."""
     import os
     global _user_location
-    _user_location = user_location
-    after_import["torch.random"] = _patch_manual_seed
+    _user_location = hooks.user_location
+    hooks.after_import["torch.random"] = _patch_manual_seed
     os.register_at_fork(before=_remember_fork_site)
 
 

@@ -189,9 +189,10 @@ def _patch_connection(connection):
     _wrap(connection._ConnectionBase, "recv", after=received)
 
 
-def install(emit, user_location, shared_state, after_import):
+def install(hooks):
     global _emit, _user_location, _key, _note_activity, _failed
-    _emit, _user_location, _key, _note_activity = emit, user_location, shared_state._key, shared_state.note_activity
+    shared_state, after_import = hooks.shared_state, hooks.after_import
+    _emit, _user_location, _key, _note_activity = hooks.emit, hooks.user_location, shared_state._key, shared_state.note_activity
     _failed = shared_state.report_failure
     shared_state.add_report(report, has_anything)
     after_import["multiprocessing.queues"] = _patch_queues

@@ -793,12 +793,16 @@ def has_anything():
     return bool(_places or _holds) or any(has_fn() for _, has_fn in _extra_reports)
 
 
-def install(emit, user_location, after_import):
+INSTALL_ORDER = 0  # first: the other modules report through this one's events (add_report)
+
+
+def install(hooks):
     """Hooks multiprocessing's locks, Value and Array, user-made threading locks and small shared
     tensors' `+=`, through sharebench_watch's after-import table."""
     global _emit, _user_location, _get_ident
     import _thread
-    _emit, _user_location, _get_ident = emit, user_location, _thread.get_ident
+    _emit, _user_location, _get_ident = hooks.emit, hooks.user_location, _thread.get_ident
+    after_import = hooks.after_import
     after_import["threading"] = _patch_threading
     after_import["multiprocessing.synchronize"] = _patch_semlock
     after_import["multiprocessing.sharedctypes"] = _patch_sharedctypes

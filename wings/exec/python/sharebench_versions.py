@@ -235,9 +235,10 @@ def has_anything():
     return any(w.reads or w.publishes for w in _watches.values())
 
 
-def install(user_location, shared_state, after_import, events_path):
+def install(hooks):
     global _user_location, _key, _note_activity, _failed, _dir
-    _user_location, _key, _note_activity = user_location, shared_state._key, shared_state.note_activity
+    shared_state, after_import, events_path = hooks.shared_state, hooks.after_import, hooks.events_path
+    _user_location, _key, _note_activity = hooks.user_location, shared_state._key, shared_state.note_activity
     _failed = shared_state.report_failure
     _dir = os.path.dirname(os.path.abspath(events_path)) if events_path else None
     shared_state.add_report(report, has_anything)

@@ -46,7 +46,6 @@ import sys
 import time
 
 import sharebench_random_streams as _random_streams
-import sharebench_sends as _sends
 import sharebench_shared_state as _shared_state
 import sharebench_versions as _versions
 
@@ -719,10 +718,8 @@ def _after_fork_in_child():
     _state_dict_taken.clear()
     _handed.clear()
     _handed_models.clear()
-    _guarded("fork", _shared_state.after_fork_in_child)
-    _guarded("fork", _sends.after_fork_in_child)
-    _guarded("fork", _random_streams.after_fork_in_child)
-    _guarded("fork", _versions.after_fork_in_child)
+    for module in _check_modules:
+        _guarded("fork", module.after_fork_in_child)
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL,
           **_test_field())
 
@@ -1103,14 +1100,32 @@ def _hook_unittest(case):
     case.TestCase.run = run_naming_the_test
 
 
+# The hook modules beside this file (sharebench_*.py, but for this one and the program's progress
+# module), one per concern of the race checks: each has install(hooks) and after_fork_in_child(),
+# and is installed in its INSTALL_ORDER (sharebench_shared_state first: the others report through its
+# events). A new one is a new file here (CMakeLists.txt embeds the folder whole) and nothing else.
+_check_modules = []
+
+
+def _install_check_modules():
+    import importlib
+    import types
+    names = sorted(f[:-3] for f in os.listdir(_here) if f.startswith("sharebench_") and f.endswith(".py")
+                   and f not in ("sharebench_watch.py", "sharebench_progress.py"))
+    modules = sorted((importlib.import_module(n) for n in names), key=lambda m: getattr(m, "INSTALL_ORDER", 50))
+    hooks = types.SimpleNamespace(emit=_emit, user_location=_user_location, after_import=_AFTER_IMPORT,
+                                  events_path=_path, shared_state=_shared_state)
+    for module in modules:
+        if hasattr(module, "install") and hasattr(module, "after_fork_in_child"):
+            module.install(hooks)
+            _check_modules.append(module)
+
+
 def install():
     import atexit
     _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=False, protocol=PROTOCOL, **_test_field())
     _AFTER_IMPORT["unittest.case"] = _hook_unittest
-    _shared_state.install(_emit, _user_location, _AFTER_IMPORT)
-    _sends.install(_emit, _user_location, _shared_state, _AFTER_IMPORT)
-    _random_streams.install(_user_location, _AFTER_IMPORT)
-    _versions.install(_user_location, _shared_state, _AFTER_IMPORT, _path)
+    _install_check_modules()
     for name in list(_AFTER_IMPORT):
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])
