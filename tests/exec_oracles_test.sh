@@ -124,6 +124,20 @@ judge grads_shared_fresh "$clean"
 expect grads_shared_fixed 0 $all -- "$py" "$progs/hogwild_grads_before_share.py" --fixed
 judge grads_shared_fixed "$clean"
 judge grads_shared_fixed "$(exercised grads-delivered)"
+# A3C workers whose replica is copy.deepcopy(shared_model) of a model that ran backward() before it was
+# shared: under fork the replica gets copies of the shared .grad, ensure_shared_grads() never links, and
+# the shared optimizer steps on buffers zero_grad() keeps at zero. Spawn and forkserver hand over no
+# .grad (torch pickles a parameter without it): the same program is correct there.
+expect deepcopy_replica 1 --mp-start fork --repetitions "$SB_REPS" -- "$py" "$progs/a3c_deepcopy_replica.py"
+judge deepcopy_replica "$(caught grads-delivered "that were zero at every step it was sampled at" a3c_deepcopy_replica.py)"
+judge deepcopy_replica "$(caught grads-delivered "copy.deepcopy(shared_model)" a3c_deepcopy_replica.py)"
+judge deepcopy_replica "$(caught model-learned "the parent\x27s copy never changed" a3c_deepcopy_replica.py)"
+expect deepcopy_replica_fresh 0 --mp-start spawn,forkserver --repetitions "$SB_REPS" -- "$py" "$progs/a3c_deepcopy_replica.py"
+judge deepcopy_replica_fresh "$clean"
+judge deepcopy_replica_fresh "$(exercised grads-delivered model-learned)"
+expect deepcopy_replica_fixed 0 $all -- "$py" "$progs/a3c_deepcopy_replica.py" --fixed
+judge deepcopy_replica_fixed "$clean"
+judge deepcopy_replica_fixed "$(exercised grads-delivered model-learned)"
 
 # --- Pool's own terminate() at the end of `with Pool()`: not a death. ---------------------------------
 expect pool 0 $all -- "$py" "$progs/pool_map.py"

@@ -200,6 +200,19 @@ TEST(SharingFindings, TwoChildrenSteppingOnSharedGradientsFailGradsDelivered) {
             std::string::npos) << c->message;
   EXPECT_EQ(find_check(judge_with_torch({child(71, 11), child(72, 0)}, {}, SharingContext{}), "grads-delivered")->verdict,
             Verdict::kPass);
+  // Shared gradients that stayed zero at every sampled step while the process ran backward(): its
+  // backward() wrote elsewhere, into a replica deep-copied with the .grad it found.
+  auto zeroed = [&](int pid) {
+    json e = child(pid, 11);
+    e["optimizers"][0]["zero_grad_steps"] = 11;
+    return e;
+  };
+  const Check* z = find_check(judge_with_torch({zeroed(71), zeroed(72)}, {}, SharingContext{}), "grads-delivered");
+  EXPECT_EQ(z->verdict, Verdict::kFail);
+  EXPECT_NE(z->message.find("in pids 71, 72 stepped on gradients in shared memory that were zero at every step it was "
+                            "sampled at (11 of 200 steps) while the process ran backward() 200 times"),
+            std::string::npos) << z->message;
+  EXPECT_NE(z->message.find("copy.deepcopy(shared_model)"), std::string::npos) << z->message;
 }
 
 TEST(SharingFindings, ShortLivedProcessesJoinTheTableWithHowTheyEnded) {

@@ -43,7 +43,20 @@ void judge_grads_delivered(const ExecCheckInput& in, SharingFindings& f) {
       const int zero = int_of(o, "zero_grad_steps"), carried = int_of(o, "carried"), checks = int_of(o, "carry_checks");
       const int backwards = int_of(o, "backwards");
       compared += sampled + none + checks;
-      if (on_shared_grads >= 2 && int_of(o, "shared_grad_steps") > 0) {
+      if (on_shared_grads >= 2 && int_of(o, "shared_grad_steps") > 0 && sampled >= 4 && zero == sampled &&
+          backwards > 0) {
+        // The shared buffers only ever cleared: this process's backward() writes into gradients of its own.
+        failures.add(fmt::format("{} stepped on gradients in shared memory that were zero at every step it was "
+                                 "sampled at ({} of {} steps) while the process ran backward() {} times: the .grad "
+                                 "buffers came shared from the parent (a backward() before share_memory() puts them "
+                                 "there, and fork hands them to every worker), zero_grad() clears them, and backward() "
+                                 "writes elsewhere: into a local replica's own gradients (copy.deepcopy(shared_model) "
+                                 "copies the .grad it finds, so a link made only where the shared .grad is None, as "
+                                 "ensure_shared_grads does, is never made). Free the gradients before sharing: "
+                                 "model.zero_grad(set_to_none=True) (or p.grad = None) before model.share_memory()",
+                                 name, sampled, steps, backwards),
+                     pid);
+      } else if (on_shared_grads >= 2 && int_of(o, "shared_grad_steps") > 0) {
         failures.add(fmt::format("{} stepped on gradients in shared memory ({} of its sampled steps): the parameters' "
                                  ".grad buffers came shared from the parent (a backward() before share_memory() puts "
                                  "them there with the parameters, and fork hands them to every worker), so every "
