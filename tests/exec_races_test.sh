@@ -48,6 +48,12 @@ expect hot_reload_fixed 0 $all -- "$py" "$progs/hot_reload_server.py" --requests
 judge hot_reload_fixed "$clean"
 judge hot_reload_fixed "$(exercised consistent-snapshots)"
 
+# A model shared, then compiled for the parent by TorchScript and torch.fx while workers call it: the
+# hooks count calls through the class's __call__ and leave forward() as written (wrapping forward()
+# made torch.jit.script fail on the hooks' own source).
+expect scripted 0 $all -- "$py" "$progs/scripted_after_share.py"
+judge scripted "$clean"
+
 # --- The A3C frame counter, `counter.value += 1` without the lock the launcher made. -----------------
 expect a3c_counter 1 $all -- "$py" "$progs/a3c_counter_unlocked.py"
 judge a3c_counter "$(caught lost-updates "Value(\x27i\x27) made at" a3c_counter_unlocked.py)"

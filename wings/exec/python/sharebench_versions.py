@@ -17,8 +17,8 @@ counter odd while it writes and even again after. Each forward() of a watched mo
 load_state_dict whose source is a watched model's tensors, reads the counter before and after: odd,
 or changed, means the read overlapped a publish. No sampling, no timing: every overlap is seen.
 
-Costs: per forward() of a watched model, one Python call and two reads of a mapped integer (about a
-microsecond); per publish, two writes; per copy_() called from Python in a process that watches a
+Costs: per call of a watched model (its __call__, which runs forward()), one Python call and two
+reads of a mapped integer (about a microsecond); per publish, two writes; per copy_() called from Python in a process that watches a
 model, one data_ptr() and a lookup. Nothing for other modules.
 """
 import mmap
@@ -94,7 +94,7 @@ def watch(module, what):
     for i, p in enumerate(params):
         if not p.is_cuda:
             _by_ptr[p.data_ptr()] = (w, i == 0, i == len(params) - 1)
-    _wrap_forward(type(module))
+    _wrap_call(type(module))
 
 
 def _torn(w):
@@ -103,12 +103,15 @@ def _torn(w):
     _note_activity()
 
 
-def _wrap_forward(cls):
-    original = cls.forward
+def _wrap_call(cls):
+    """Counts each call of a watched model of this class. The class's __call__ is wrapped, not its
+    forward: TorchScript compiles forward() from its source (torch.jit.script of a model shared
+    before), and torch.fx and inspect read its signature; neither looks at __call__."""
+    original = cls.__call__
     if getattr(original, "_sharebench_versions", False):
         return
 
-    def forward(self, *args, **kwargs):
+    def call(self, *args, **kwargs):
         watched = _by_module.get(id(self))
         if watched is None:
             return original(self, *args, **kwargs)
@@ -123,11 +126,8 @@ def _wrap_forward(cls):
             _note_activity()  # a worker the program terminates reports what it read as it goes
         return result
 
-    forward.__wrapped__ = original
-    forward._sharebench_versions = True
-    forward.__name__ = getattr(original, "__name__", "forward")
-    forward.__doc__ = getattr(original, "__doc__", None)
-    cls.forward = forward
+    call._sharebench_versions = True
+    cls.__call__ = call
 
 
 def _begin_publish(w):
