@@ -807,14 +807,7 @@ def install(hooks):
     after_import["multiprocessing.synchronize"] = _patch_semlock
     after_import["multiprocessing.sharedctypes"] = _patch_sharedctypes
     after_import["multiprocessing.managers"] = _patch_manager_locks
-    previous = after_import.get("torch")
-
-    def on_torch(torch):
-        if previous is not None:
-            previous(torch)
-        _patch_tensor(torch)
-
-    after_import["torch"] = on_torch
+    hooks.also_after_import("torch", _patch_tensor)
 
 
 def after_fork_in_child():

@@ -237,19 +237,12 @@ def has_anything():
 
 def install(hooks):
     global _user_location, _key, _note_activity, _failed, _dir
-    shared_state, after_import, events_path = hooks.shared_state, hooks.after_import, hooks.events_path
+    shared_state, events_path = hooks.shared_state, hooks.events_path
     _user_location, _key, _note_activity = hooks.user_location, shared_state._key, shared_state.note_activity
     _failed = shared_state.report_failure
     _dir = os.path.dirname(os.path.abspath(events_path)) if events_path else None
     shared_state.add_report(report, has_anything)
-    previous = after_import.get("torch")
-
-    def on_import(torch):
-        if previous is not None:
-            previous(torch)
-        on_torch(torch)
-
-    after_import["torch"] = on_import
+    hooks.also_after_import("torch", on_torch)
 
 
 def after_fork_in_child():

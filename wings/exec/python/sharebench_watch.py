@@ -1107,6 +1107,18 @@ def _hook_unittest(case):
 _check_modules = []
 
 
+def _also_after_import(name, hook):
+    """Runs `hook` once `name` is imported, after the hooks already set for it."""
+    previous = _AFTER_IMPORT.get(name)
+
+    def both(module):
+        if previous is not None:
+            previous(module)
+        hook(module)
+
+    _AFTER_IMPORT[name] = both
+
+
 def _install_check_modules():
     import importlib
     import types
@@ -1114,7 +1126,7 @@ def _install_check_modules():
                    and f not in ("sharebench_watch.py", "sharebench_progress.py"))
     modules = sorted((importlib.import_module(n) for n in names), key=lambda m: getattr(m, "INSTALL_ORDER", 50))
     hooks = types.SimpleNamespace(emit=_emit, user_location=_user_location, after_import=_AFTER_IMPORT,
-                                  events_path=_path, shared_state=_shared_state)
+                                  also_after_import=_also_after_import, events_path=_path, shared_state=_shared_state)
     for module in modules:
         if hasattr(module, "install") and hasattr(module, "after_fork_in_child"):
             module.install(hooks)
