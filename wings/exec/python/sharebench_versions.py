@@ -167,7 +167,7 @@ def _patch_module(Module):
         global _in_publish
         if not _by_ptr:
             return load_state_dict(self, state_dict, *args, **kwargs)
-        target, sources = None, []
+        target, sources, before = None, [], []
         try:
             watched = _by_module.get(id(self))
             target = watched[1] if watched is not None else None
