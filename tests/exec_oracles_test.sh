@@ -139,6 +139,24 @@ expect deepcopy_replica_fixed 0 $all -- "$py" "$progs/a3c_deepcopy_replica.py" -
 judge deepcopy_replica_fixed "$clean"
 judge deepcopy_replica_fixed "$(exercised grads-delivered model-learned)"
 
+# --- The parent evaluates another object than the model its workers trained: a checkpoint rank 0 saved
+# after its first epoch, loaded into a new Net after join(); --no-save loads nothing (a fresh Net).
+# --fixed saves the shared model after join() and evaluates that file; --evaluate-shared tests the
+# shared model itself, as mnist_hogwild does. -------------------------------------------------------------
+expect stale_checkpoint 1 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py"
+judge stale_checkpoint "$(caught trained-model-used "used another Net object at" hogwild_evaluates_checkpoint.py)"
+judge stale_checkpoint "$(caught trained-model-used "hogwild_evaluates_checkpoint.py:69 in test (1 use after its workers ended), never the Net its children trained" hogwild_evaluates_checkpoint.py)"
+judge stale_checkpoint "$(caught trained-model-used "handed over at " hogwild_evaluates_checkpoint.py)"
+judge stale_checkpoint "$(caught trained-model-used "Fix: after join(), use the model handed to the workers" hogwild_evaluates_checkpoint.py)"
+expect fresh_net 1 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py" --no-save
+judge fresh_net "$(caught trained-model-used "used another Net object at" hogwild_evaluates_checkpoint.py)"
+expect checkpoint_fixed 0 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py" --fixed
+judge checkpoint_fixed "$clean"
+judge checkpoint_fixed "$(exercised trained-model-used model-learned)"
+expect evaluate_shared 0 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py" --evaluate-shared
+judge evaluate_shared "$clean"
+judge evaluate_shared "$(exercised trained-model-used)"
+
 # --- Pool's own terminate() at the end of `with Pool()`: not a death. ---------------------------------
 expect pool 0 $all -- "$py" "$progs/pool_map.py"
 judge pool "$clean"

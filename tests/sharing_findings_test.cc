@@ -760,6 +760,51 @@ TEST(ExecRaces, TrainersSeededAlikeOneAfterAnotherAreNotAFinding) {
   EXPECT_EQ(find_check(together, "random-streams")->verdict, Verdict::kFail);
 }
 
+// A parent that, after its workers trained the model it handed them, evaluated another object of
+// that class with values of its own (a checkpoint saved early, loaded into a new Net) fails
+// trained-model-used; the trained model itself, or an object holding its values, is clean; uses
+// before the workers ended are not judged.
+TEST(ExecRaces, AParentThatEvaluatedAnotherObjectThanTheTrainedModelFails) {
+  auto judged = [](json own_last_t, json others) {
+    json handoff = {{"event", "handoff"}, {"pid", 10}, {"t", 1}, {"child", 11}, {"where", "prog.py:90 in <module>"},
+                    {"method", "fork"},
+                    {"objects", json::array({{{"oid", 777}, {"path", "args[2]"}, {"class", "Net"}, {"kind", "module"},
+                                               {"params", 4}, {"shared", 4}}})}};
+    json child_end = end(11, 5);
+    child_end["trained"] = json::array({{{"path", "args[2]"}, {"class", "Net"}, {"steps", 128}}});
+    json parent = state(10, 9, json::array());
+    parent["model_uses"] = json::array({{{"oid", 777}, {"class", "Net"}, {"uses", own_last_t.is_null() ? 0 : 1},
+                                         {"last_t", own_last_t}, {"site", "prog.py:103 in <module>"},
+                                         {"others", std::move(others)}}});
+    json torch = {{"event", "torch"}, {"pid", 10}, {"t", 0.5}, {"intra_op", 1}};
+    return sharebench::judge_sharing({start(10, 0), torch, handoff, start(11, 1), child_end, parent, end(10, 9)}, {},
+                                     SharingContext{});
+  };
+  auto other = [](double last_t, bool equal) {
+    return json{{"site", "prog.py:69 in test"}, {"uses", 3}, {"first_t", last_t}, {"last_t", last_t},
+                {"checked_t", last_t}, {"equal", equal}, {"shares", false}};
+  };
+  const SharingFindings stale = judged(nullptr, json::array({other(6, false)}));
+  const Check* c = find_check(stale, "trained-model-used");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+  EXPECT_NE(c->message.find("pid 10 used another Net object at prog.py:69 in test (3 uses after its workers ended), "
+                            "never the Net its children trained (handed over at prog.py:90 in <module>, stepped 128 "
+                            "times by pid 11): it shares no memory with it and holds other values"),
+            std::string::npos)
+      << c->message;
+  EXPECT_NE(c->message.find("Fix: after join(), use the model handed to the workers"), std::string::npos) << c->message;
+  // The trained model itself used after them (beside a baseline), or a copy of its values: clean.
+  EXPECT_EQ(find_check(judged(6.5, json::array({other(6, false)})), "trained-model-used")->verdict, Verdict::kPass);
+  const Check* copy = find_check(judged(nullptr, json::array({other(6, true)})), "trained-model-used");
+  EXPECT_EQ(copy->verdict, Verdict::kPass);
+  EXPECT_EQ(copy->exposure->count, 1);
+  // Another object used only while the workers ran (an A3C-style test process's copy) is not judged.
+  const Check* during = find_check(judged(nullptr, json::array({other(4, false)})), "trained-model-used");
+  EXPECT_EQ(during->verdict, Verdict::kPass);
+  EXPECT_EQ(during->exposure->count, 0);
+}
+
 // A program that is a test runner: each finding names the test its processes started in, and the
 // check lists those tests (a JUnit testcase each); a finding about processes outside every test is
 // left as it was.

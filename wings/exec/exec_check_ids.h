@@ -15,6 +15,7 @@ inline constexpr CheckId kUpdatesShared{"updates-shared"};
 inline constexpr CheckId kDeathsNoticed{"deaths-noticed"};
 inline constexpr CheckId kCopyOnRead{"copy-on-read"};
 inline constexpr CheckId kModelLearned{"model-learned"};
+inline constexpr CheckId kTrainedModelUsed{"trained-model-used"};
 inline constexpr CheckId kRandomStreams{"random-streams"};
 
 }  // namespace sharebench::checks

@@ -1,6 +1,7 @@
 // copy-on-read in a user's program: no forked child made 64 MiB or more, and a third or more, of the
 // memory it inherited private (pages copied because it wrote them: reading Python objects writes their
-// reference counts; pytorch#13246). Reads the forked children's "end" (their pagemap at the end).
+// reference counts; pytorch#13246). Reads the forked children's "end" (their pagemap at the end:
+// sharebench_copy_on_read.py).
 #include <algorithm>
 #include <cmath>
 #include <map>

@@ -14,6 +14,7 @@ const std::vector<ExecCheck>& registered() {
       {checks::kForkSafety, judge_fork_safety, Needs::kTorch},
       {checks::kUpdatesShared, judge_updates_shared, Needs::kTorch},
       {checks::kModelLearned, judge_model_learned, Needs::kTorch},
+      {checks::kTrainedModelUsed, judge_trained_model_used, Needs::kTorch},
       {checks::kOptimizerStateShared, judge_optimizer_state_shared, Needs::kTorch},
       {checks::kGradsDelivered, judge_grads_delivered, Needs::kTorch},
       {checks::kCopyOnRead, judge_copy_on_read, Needs::kTorch},

@@ -50,6 +50,7 @@ void judge_all(const std::vector<nlohmann::json>& events, const std::vector<Proc
 void judge_fork_safety(const ExecCheckInput& in, SharingFindings& f);
 void judge_updates_shared(const ExecCheckInput& in, SharingFindings& f);
 void judge_model_learned(const ExecCheckInput& in, SharingFindings& f);
+void judge_trained_model_used(const ExecCheckInput& in, SharingFindings& f);
 void judge_optimizer_state_shared(const ExecCheckInput& in, SharingFindings& f);
 void judge_grads_delivered(const ExecCheckInput& in, SharingFindings& f);
 void judge_copy_on_read(const ExecCheckInput& in, SharingFindings& f);

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "wings/exec/checks/event_fields.h"
+#include "wings/exec/checks/handed_models.h"
 #include "wings/exec/checks/exec_checks.h"
 #include "wings/exec/exec_check_ids.h"
 
@@ -19,53 +20,13 @@ namespace sharebench::exec_checks {
 
 using nlohmann::json;
 
-namespace {
-
 // Judged from the two ends, whatever the cause: a model the parent handed to children who stepped
 // its parameters with an optimizer must differ, in the parent, after they ran. Children that
 // trained a private copy are updates-shared's finding already and are left to it; a model nobody
 // stepped (a frozen teacher, a model only evaluated) is not judged.
-struct HandedModel {
-  int parent = 0;
-  std::string cls, where;
-  std::vector<int> children;
-  long long steps = 0;
-};
-
-bool trained_a_private_copy(const json& end, const std::string& path) {
-  for (const json& c : array_of(end, "changed")) {
-    if (text_of(c, "path") == path && int_of(c, "shared") < int_of(c, "params") && c.value("by_optimizer", false)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void judge_model_learned(const ExecCheckInput& in, SharingFindings& f) {
   const std::vector<json>& events = in.events;
-  std::map<std::pair<int, std::string>, std::pair<int, long long>> handed_to;  // (child, path) -> (parent, oid)
-  std::map<std::pair<int, long long>, HandedModel> models;                     // (parent, oid) -> what became of it
-  for (const json* e : events_of(events, "handoff")) {
-    for (const json& o : array_of(*e, "objects")) {
-      if (!o.contains("oid") || !o["oid"].is_number_integer()) continue;
-      const std::pair<int, long long> key{int_of(*e, "pid"), o["oid"].get<long long>()};
-      handed_to[{int_of(*e, "child"), text_of(o, "path")}] = key;
-      HandedModel& m = models[key];
-      m.parent = key.first;
-      m.cls = text_of(o, "class");
-      if (m.where.empty()) m.where = text_of(*e, "where");
-    }
-  }
-  for (const json* e : events_of(events, "end")) {
-    const int child = int_of(*e, "pid");
-    for (const json& t : array_of(*e, "trained")) {
-      const auto it = handed_to.find({child, text_of(t, "path")});
-      if (it == handed_to.end() || trained_a_private_copy(*e, text_of(t, "path"))) continue;
-      HandedModel& m = models[it->second];
-      m.children.push_back(child);
-      m.steps += int_of(t, "steps");
-    }
-  }
+  const auto models = handed_models(events);
   int judged = 0;
   std::vector<std::string> failures;
   for (const auto& [key, m] : models) {

@@ -41,13 +41,20 @@ SharedStateView shared_state_view(const std::vector<json>& events) {
     p.sends = state->contains("sends") && (*state)["sends"].is_array() ? &(*state)["sends"] : nullptr;
     p.receives = state->contains("receives") && (*state)["receives"].is_array() ? &(*state)["receives"] : nullptr;
     p.versions = state->contains("versions") && (*state)["versions"].is_array() ? &(*state)["versions"] : nullptr;
+    p.model_uses = state->contains("model_uses") && (*state)["model_uses"].is_array() ? &(*state)["model_uses"] : nullptr;
   }
+  view.ended = ends;
   for (auto& [pid, p] : by_pid) {
     if (starts.count(pid)) p.start_t = starts[pid];
     if (ends.count(pid)) p.end_t = ends[pid];
     view.processes.push_back(p);
   }
   return view;
+}
+
+double SharedStateView::ended_by(int waiter, int child) const {
+  const auto it = ended.find(child);
+  return std::min(it == ended.end() ? std::numeric_limits<double>::infinity() : it->second, learnt_end(waiter, child));
 }
 
 double SharedStateView::learnt_end(int waiter, int ended) const {

@@ -25,6 +25,10 @@ struct ProcessSharedState {
   // [{key, what, reads, torn, read_sites, publishes, publish_sites, first_publish_t, last_publish_t}]:
   // shared models this process read whole (forward(), a copy) or published whole into (load_state_dict, copy_)
   const nlohmann::json* versions = nullptr;
+  // [{oid, class, uses, last_t, site, others: [{site, uses, first_t, last_t, checked_t, equal, shares}]}]: the
+  // modules this process handed to children, and its uses of them and of other objects of their class
+  // since (sharebench_model_used.py)
+  const nlohmann::json* model_uses = nullptr;
 };
 
 struct SharedStateView {
@@ -36,6 +40,10 @@ struct SharedStateView {
   // it never did.
   double learnt_end(int waiter, int ended) const;
   std::map<std::pair<int, int>, double> reaped;  // (waiter, ended) -> first time
+  std::map<int, double> ended;                   // pid -> its end event, every process that ended by itself
+  // When `child` had ended as `waiter` can know it: its end event, or `waiter` learning it ended,
+  // whichever came first; +inf if neither happened.
+  double ended_by(int waiter, int child) const;
   // Where the object at `key` was made, as the process that made it said ("" when none did).
   std::string made_at(const std::string& key) const;
 };

@@ -36,8 +36,8 @@ that step applied is still there, uncleared, to be added to (a running sum).
 
 Costs: a fingerprint (sum and norm) of an optimizer's gradients on its first 8 steps, every 64th
 up to step 1024 and every 1024th after, of a received module's parameters when a child begins and
-ends, one walk of the autograd graph after each sampled step; a forked child's maps at its start
-and pagemap at its end; nothing per tensor op. Any other step() only counts, and any other
+ends, one walk of the autograd graph after each sampled step; nothing per tensor op (the check
+modules beside this file say their own costs). Any other step() only counts, and any other
 backward() only checks a flag.
 """
 import json
@@ -640,81 +640,11 @@ def _before_fork():
     _pending_fork = _guarded("fork", _fork_info)
 
 
-_inherited = None  # a forked child: the (start, end) addresses of the private writable mappings it inherited
-
-
-def _private_mappings():
-    """This process's private, writable, anonymous mappings (the heap, malloc's and Python's arenas),
-    from /proc/self/maps: (start, end) addresses."""
-    ranges = []
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split()
-            if len(fields) >= 2 and fields[1].startswith("rw") and fields[1].endswith("p") and \
-                    (len(fields) < 6 or fields[5] == "[heap]"):
-                start, end = fields[0].split("-")
-                ranges.append((int(start, 16), int(end, 16)))
-    return ranges
-
-
-# A page's /proc/self/pagemap entry, its top byte: bit 63 (present) and bit 56 (mapped by this process
-# alone: a page it copied on writing, or made); 1 where both are set.
-_PRESENT_AND_OWN = bytes(1 if b & 0x81 == 0x81 else 0 for b in range(256))
-_PAGEMAP_CHUNK = 1 << 17  # pages read at a time (1 MiB of entries)
-
-
-def _inherited_private_kb():
-    """Of the mappings inherited at the fork, the kB now private to this process (pages it wrote after
-    the fork and so copied; reading a Python object writes its reference count), and the kB of them
-    resident (shared with the parent or not). Read from /proc/self/pagemap for those ranges alone:
-    about 2 ms with torch loaded, where /proc/self/smaps takes 13 ms (every mapping's page walk,
-    formatted, parsed)."""
-    try:
-        return _inherited_from_pagemap()
-    except OSError:
-        return _inherited_from_smaps()
-
-
-def _inherited_from_pagemap():
-    page = os.sysconf("SC_PAGE_SIZE")
-    private = resident = 0
-    fd = os.open("/proc/self/pagemap", os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        for start, end in _inherited:
-            for first in range(start // page, end // page, _PAGEMAP_CHUNK):
-                count = min(_PAGEMAP_CHUNK, end // page - first)
-                top = os.pread(fd, count * 8, first * 8)[7::8]
-                resident += len(top.translate(None, bytes(range(128))))
-                private += top.translate(_PRESENT_AND_OWN).count(1)
-    finally:
-        os.close(fd)
-    if resident and not private:  # a kernel without bit 56 (before 4.2): the child wrote its heap at least
-        return _inherited_from_smaps()
-    return private * page // 1024, resident * page // 1024
-
-
-def _inherited_from_smaps():
-    starts = {"%x" % start for start, _ in _inherited}
-    private, resident, inside = 0, 0, False
-    with open("/proc/self/smaps") as smaps:
-        for line in smaps:
-            head = line.split(None, 1)[0]
-            if "-" in head and not head.endswith(":"):
-                inside = head.split("-")[0] in starts
-            elif inside and head == "Private_Dirty:":
-                private += int(line.split()[1])
-            elif inside and head == "Rss:":
-                resident += int(line.split()[1])
-    return private, resident
-
-
 def _after_fork_in_child():
     global _role, _ended, _error, _fd, _received, _backwards, _formatted_error
     _role, _ended, _error, _received, _backwards, _formatted_error = "child", False, None, [], 0, None
     _exit_code_reads.clear()
     _optimizers.clear()
-    global _inherited
-    _inherited = _guarded("fork", _private_mappings)
     _state_dict_taken.clear()
     _handed.clear()
     _handed_models.clear()
@@ -731,6 +661,9 @@ def _before_start(carried):
         if kind in ("module", "tensor") and id(obj) not in _handed_models:
             tensors = list(obj.parameters()) if kind == "module" else [obj]
             _handed_models[id(obj)] = [obj, kind, _fingerprint(tensors)]
+            if kind == "module":
+                for hand_over in _on_hand_over:
+                    _guarded("hand over", hand_over, obj)
 
 
 def _after_start(process, where, carried):
@@ -804,8 +737,8 @@ def _end_report(code):
     report = {"code": code, "error": _error, "intra_op": _intra_op_threads(), "role": _role}
     if _shared_state.has_anything():
         report["shared_state"] = _shared_state.report()
-    if _inherited:
-        report["inherited_private_kb"], report["inherited_resident_kb"] = _inherited_private_kb()
+    for fields in _end_fields:
+        report.update(_guarded("end", fields) or {})
     if "torch" in sys.modules:
         report["optimizers"] = [_optimizer_report(u) for u in list(_optimizers.values())]
         report["handed"] = [{"origin": getattr(o, "_sharebench_origin", None), "state": _state_summary(o)}
@@ -1105,6 +1038,8 @@ def _hook_unittest(case):
 # and is installed in its INSTALL_ORDER (sharebench_shared_state first: the others report through its
 # events). A new one is a new file here (CMakeLists.txt embeds the folder whole) and nothing else.
 _check_modules = []
+_on_hand_over = []  # what a check module runs on each module this process hands to a child, once
+_end_fields = []    # what check modules add to this process's "end": each a function returning a dict
 
 
 def _also_after_import(name, hook):
@@ -1126,7 +1061,9 @@ def _install_check_modules():
                    and f not in ("sharebench_watch.py", "sharebench_progress.py"))
     modules = sorted((importlib.import_module(n) for n in names), key=lambda m: getattr(m, "INSTALL_ORDER", 50))
     hooks = types.SimpleNamespace(emit=_emit, user_location=_user_location, after_import=_AFTER_IMPORT,
-                                  also_after_import=_also_after_import, events_path=_path, shared_state=_shared_state)
+                                  also_after_import=_also_after_import, events_path=_path, shared_state=_shared_state,
+                                  current_test=_current_test, on_hand_over=_on_hand_over,
+                                  end_fields=_end_fields)
     for module in modules:
         if hasattr(module, "install") and hasattr(module, "after_fork_in_child"):
             module.install(hooks)
