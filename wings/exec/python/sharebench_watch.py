@@ -56,8 +56,6 @@ _role = "program"
 _ended = False
 _error = None
 _seq = 0
-_baseline_tids = set()  # native threads alive right after torch's import (BLAS pools that are fork-safe)
-_pending_fork = None    # what the forking process had alive, computed before the fork
 _received = []          # (path, obj, kind, details) a child got from its parent
 _optimizers = {}        # id(optimizer) -> _OptimizerUse, this process's
 _state_dict_taken = set()
@@ -125,24 +123,6 @@ def _user_location(made=None):
             return "%s:%d in %s" % (shown, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return "?"
-
-
-def _native_threads():
-    try:
-        return {int(t) for t in os.listdir("/proc/self/task")}
-    except OSError:
-        return set()
-
-
-def _python_threads():
-    threading = sys.modules.get("threading")
-    if threading is None:
-        return {}
-    out = {}
-    for t in threading.enumerate():
-        if getattr(t, "native_id", None) is not None:
-            out[t.native_id] = t.name
-    return out
 
 
 def _intra_op_threads():
@@ -618,28 +598,6 @@ def _patch_module(nn_module):
 
 
 # --- processes ------------------------------------------------------------------------------------------
-def _fork_info():
-    torch = sys.modules.get("torch")
-    python = _python_threads()
-    main = os.getpid()
-    native = sorted(t for t in _native_threads() if t not in python and t != main)
-    cuda = False
-    if torch is not None:
-        try:
-            cuda = bool(torch.cuda.is_initialized())
-        except Exception:
-            cuda = False
-    return {"where": _user_location(), "pool_threads": len([t for t in native if t not in _baseline_tids]),
-            "library_threads": len([t for t in native if t in _baseline_tids]),
-            "python_threads": [n for tid, n in python.items() if tid != main], "intra_op": _intra_op_threads(),
-            "cuda": cuda, "torch": torch is not None}
-
-
-def _before_fork():
-    global _pending_fork
-    _pending_fork = _guarded("fork", _fork_info)
-
-
 def _after_fork_in_child():
     global _role, _ended, _error, _fd, _received, _backwards, _formatted_error
     _role, _ended, _error, _received, _backwards, _formatted_error = "child", False, None, [], 0, None
@@ -650,8 +608,10 @@ def _after_fork_in_child():
     _handed_models.clear()
     for module in _check_modules:
         _guarded("fork", module.after_fork_in_child)
-    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, fork=_pending_fork, protocol=PROTOCOL,
-          **_test_field())
+    fields = {}
+    for more in _child_start_fields:
+        fields.update(_guarded("fork", more) or {})
+    _emit("start", ppid=os.getppid(), argv=sys.argv[:8], forked=True, protocol=PROTOCOL, **fields, **_test_field())
 
 
 def _before_start(carried):
@@ -932,8 +892,6 @@ def _patch_dataloader(dataloader_module):
 
 
 def _on_torch(torch):
-    global _baseline_tids
-    _baseline_tids = {t for t in _native_threads() if t not in _python_threads() and t != os.getpid()}
     _patch_optimizer(sys.modules["torch.optim.optimizer"])
     _patch_module(sys.modules["torch.nn.modules.module"])
     _patch_backward(sys.modules["torch.autograd"])
@@ -1040,6 +998,7 @@ def _hook_unittest(case):
 _check_modules = []
 _on_hand_over = []  # what a check module runs on each module this process hands to a child, once
 _end_fields = []    # what check modules add to this process's "end": each a function returning a dict
+_child_start_fields = []  # and to a forked child's "start"
 
 
 def _also_after_import(name, hook):
@@ -1063,7 +1022,8 @@ def _install_check_modules():
     hooks = types.SimpleNamespace(emit=_emit, user_location=_user_location, after_import=_AFTER_IMPORT,
                                   also_after_import=_also_after_import, events_path=_path, shared_state=_shared_state,
                                   current_test=_current_test, on_hand_over=_on_hand_over,
-                                  end_fields=_end_fields)
+                                  end_fields=_end_fields, child_start_fields=_child_start_fields,
+                                  intra_op_threads=_intra_op_threads)
     for module in modules:
         if hasattr(module, "install") and hasattr(module, "after_fork_in_child"):
             module.install(hooks)
@@ -1079,6 +1039,6 @@ def install():
         if name in sys.modules:  # imported before us (rare): hook it now
             _guarded("import " + name, _AFTER_IMPORT.pop(name), sys.modules[name])
     sys.meta_path.insert(0, _AfterImport())
-    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(lambda: _end(None))
