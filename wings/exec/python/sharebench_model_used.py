@@ -144,27 +144,30 @@ def on_hand_over(module):
 
 
 def _patch(torch):
+    import functools
     Module = torch.nn.Module
     state_dict, load_state_dict, save = Module.state_dict, Module.load_state_dict, torch.save
 
+    @functools.wraps(state_dict)
     def taking_state_dict(self, *args, **kwargs):
         if _by_class and type(self) in _by_class:
             _guarded_use(self)
         return state_dict(self, *args, **kwargs)
 
+    @functools.wraps(load_state_dict)
     def loading(self, *args, **kwargs):
         o = _others.get(id(self)) if _others else None
         if o is not None:
             o.next_check = 0.0  # new values: compare again at the next use
         return load_state_dict(self, *args, **kwargs)
 
+    @functools.wraps(save)
     def saving(obj, *args, **kwargs):
         if _by_class and type(obj) in _by_class:
             _guarded_use(obj)
         return save(obj, *args, **kwargs)
 
     Module.state_dict, Module.load_state_dict = taking_state_dict, loading
-    saving.__doc__ = save.__doc__
     torch.save = saving
 
 
