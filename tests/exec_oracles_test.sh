@@ -145,7 +145,7 @@ judge deepcopy_replica_fixed "$(exercised grads-delivered model-learned)"
 # shared model itself, as mnist_hogwild does. -------------------------------------------------------------
 expect stale_checkpoint 1 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py"
 judge stale_checkpoint "$(caught trained-model-used "used another Net object at" hogwild_evaluates_checkpoint.py)"
-judge stale_checkpoint "$(caught trained-model-used "hogwild_evaluates_checkpoint.py:69 in test (1 use after its workers ended), never the Net its children trained" hogwild_evaluates_checkpoint.py)"
+judge stale_checkpoint "$(caught trained-model-used "hogwild_evaluates_checkpoint.py:69 in test (1 use, the last after its workers ended), never the Net its children trained" hogwild_evaluates_checkpoint.py)"
 judge stale_checkpoint "$(caught trained-model-used "handed over at " hogwild_evaluates_checkpoint.py)"
 judge stale_checkpoint "$(caught trained-model-used "Fix: after join(), use the model handed to the workers" hogwild_evaluates_checkpoint.py)"
 expect fresh_net 1 $all -- "$py" "$progs/hogwild_evaluates_checkpoint.py" --no-save

@@ -788,8 +788,8 @@ TEST(ExecRaces, AParentThatEvaluatedAnotherObjectThanTheTrainedModelFails) {
   const Check* c = find_check(stale, "trained-model-used");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kFail);
-  EXPECT_NE(c->message.find("pid 10 used another Net object at prog.py:69 in test (3 uses after its workers ended), "
-                            "never the Net its children trained (handed over at prog.py:90 in <module>, stepped 128 "
+  EXPECT_NE(c->message.find("pid 10 used another Net object at prog.py:69 in test (3 uses, the last after its workers "
+                            "ended), never the Net its children trained (handed over at prog.py:90 in <module>, stepped 128 "
                             "times by pid 11): it shares no memory with it and holds other values"),
             std::string::npos)
       << c->message;

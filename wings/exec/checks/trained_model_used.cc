@@ -72,7 +72,8 @@ void judge_trained_model_used(const ExecCheckInput& in, SharingFindings& f) {
       count += int_of(*o, "uses");
     }
     findings.push_back(fmt::format(
-        "pid {} used {} {} object{} at {} ({} use{} after its workers ended), never the {} its children trained "
+        "pid {} used {} {} object{} at {} ({} use{}, the last after its workers ended), never the {} its children "
+        "trained "
         "(handed over at {}, stepped {} times by {} {}): {} no memory with it and {} other values, so what the "
         "program evaluated or saved is not what the workers learned. Fix: after join(), use the model handed to the "
         "workers (test(model), torch.save(model.state_dict(), path)) or load its state into the other object "
@@ -90,8 +91,8 @@ void judge_trained_model_used(const ExecCheckInput& in, SharingFindings& f) {
   const Exposure seen{judged, "models of a trained class the parent used after its workers ended"};
   const std::string clean =
       judged == 0 ? std::string("the parent used no model of the class its workers trained after they ended")
-                  : fmt::format("{:g} model(s) the parent used after its workers ended; each was the trained one or "
-                                "held its values",
+                  : fmt::format("{:g} model(s) the parent used after its workers ended, the trained one or a copy "
+                                "of its values among them",
                                 judged);
   add_verdict(f, checks::kTrainedModelUsed, findings, clean, seen);
 }
