@@ -1,8 +1,8 @@
 """A Hogwild trainer in the layout of PyTorch's mnist_hogwild example, grown the way such scripts grow:
 rank 0 saves a checkpoint every --save-every epochs, and the main process, once the workers are
 joined, evaluates "the checkpoint" with the script's own --evaluate code path (a new Net loaded from
-the file). Planted bug: with the default --save-every 10 and 4 epochs, rank 0 saves only at epoch 0,
-before nearly all training, so the test scores an almost untrained model while the trained one sits
+the file). Planted bug: with the default --save-every 10 and 4 epochs, rank 0 saves only after epoch 0,
+the first of four, so the test scores a model that missed most of the training while the trained one sits
 in the shared memory the parent still holds. `--no-save`: nothing saves at all and the evaluation
 runs a freshly initialised Net. `--fixed`: the main process saves the shared model after join(), then
 evaluates that file (the same values); `--evaluate-shared` tests the shared model itself, as the
