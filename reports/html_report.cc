@@ -440,7 +440,7 @@ const char* kScript = R"js(
   const title = t => ({display:true, text:t});
   const shapes = {1:'circle', 2:'triangle', 4:'rect'};
   const number = v => v >= 100 ? Math.round(v).toLocaleString('en') : Number(v.toPrecision(3)).toString();
-  const draw = spec => {
+  const draw = (spec, headline) => {
     const canvas = document.getElementById('chart-' + spec.id);
     let type = 'line', data, scales, parsing;
     if (spec.kind === 'bars') {
@@ -482,8 +482,9 @@ const char* kScript = R"js(
       (c.raw && c.raw.start ? ' (' + c.raw.start + ')' : '')}};
     const made = new Chart(canvas, {type, data, plugins:[marker, whiskers], options:{animation:false, responsive:true,
       maintainAspectRatio:false, parsing, scales,
-      // Bars keep their height: their legend stands beside them (below, six strategies took half a short box).
-      plugins:{title:title(spec.title), tooltip, legend:{position: spec.kind === 'bars' ? 'right' : 'bottom',
+      // Bars and headline charts keep their height: the legend stands beside the plot (below, six
+      // strategies took half a short box, and three left a headline line chart under 120 px).
+      plugins:{title:title(spec.title), tooltip, legend:{position: spec.kind === 'bars' || headline ? 'right' : 'bottom',
         maxWidth: 240, labels:{boxWidth: 14, filter: (item, d) => !(d.datasets[item.datasetIndex] || {}).hidden}}}}});
     if (spec.picker) {
       const pick = document.getElementById('pick-' + spec.id);
@@ -494,7 +495,7 @@ const char* kScript = R"js(
     }
     return made;
   };
-  // The headline's first row fits the window under the answer (down to 200 px a chart): warnings or
+  // The headline's first row fits the window under the answer (down to 240 px a chart): warnings or
   // a long recommendation must not push the charts that answer below the first screen.
   // A box's height is its content's: its padding and border come on top.
   const head = document.getElementById('headline');
@@ -502,11 +503,11 @@ const char* kScript = R"js(
   if (box) {
     const frame = box.offsetHeight - parseFloat(getComputedStyle(box).height);
     const room = Math.floor(window.innerHeight - head.getBoundingClientRect().top - frame - 8);
-    if (room < 300) head.style.setProperty('--headline-height', Math.max(200, room) + 'px');
+    if (room < 300) head.style.setProperty('--headline-height', Math.max(240, room) + 'px');
   }
   // Each headline chart's plot area, its height in pixels (the browser test holds it tall enough to
   // compare bars: legends and titles once left it 40 px).
-  document.body.dataset.plotHeights = all.headline.map(draw).map(c => c && c.chartArea ? Math.round(c.chartArea.bottom - c.chartArea.top) : 0).join(' ');
+  document.body.dataset.plotHeights = all.headline.map(spec => draw(spec, true)).map(c => c && c.chartArea ? Math.round(c.chartArea.bottom - c.chartArea.top) : 0).join(' ');
   // What a reader sees before scrolling: the answer and the headline charts wholly on the first screen.
   const seen = [];
   for (const el of document.querySelectorAll('#answer, #headline .chart')) {
@@ -519,7 +520,7 @@ const char* kScript = R"js(
   const detail = document.getElementById('detail-charts');
   if (detail) {
     let done = false;
-    detail.addEventListener('toggle', () => { if (detail.open && !done) { done = true; all.detail.forEach(draw); } });
+    detail.addEventListener('toggle', () => { if (detail.open && !done) { done = true; all.detail.forEach(spec => draw(spec, false)); } });
     if (location.hash === '#unfold') detail.open = true;
   }
 })();

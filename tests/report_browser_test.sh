@@ -25,8 +25,8 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 
-load() {  # load() URL: the page's DOM once its scripts have run, in a 1300x1000 window
-  timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,1000 --virtual-time-budget=10000 \
+load() {  # load() URL [HEIGHT]: the page's DOM once its scripts have run, in a 1300x1000 (or HEIGHT) window
+  timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,"${2:-1000}" --virtual-time-budget=10000 \
     --dump-dom "$1" 2>>"$out/chromium.log"
 }
 attr() { sed -n "s/.*$1=\"\([^\"]*\)\".*/\1/p" <<<"$2"; }
@@ -114,6 +114,15 @@ first=$(attr data-first-screen "$body")
 echo "with every warning, on the first screen: $first"
 for id in answer box-answer-throughput-training box-answer-throughput-inference; do
   grep -qw -- "$id" <<<"$first" || { echo "FAIL: with warnings, $id is not wholly on the first screen"; status=1; }
+done
+# The headline boxes at their least (240 px: warnings and a short window leave no more room), each
+# plot still tall enough to compare (a CI machine's warnings once left the loss chart 115 px).
+body=$(load "file://$out/warned/report.html" 700 | grep -o '<body[^>]*>' || true)
+plots=$(attr data-plot-heights "$body")
+echo "with every warning in a 1300x700 window, headline plot heights (px): $plots"
+[ -n "$plots" ] || { echo "FAIL: the short window's page records no plot heights"; status=1; }
+for h in $plots; do
+  [ "$h" -ge 120 ] || { echo "FAIL: in the short window a headline chart's plot is $h px tall (under 120): $plots"; status=1; }
 done
 
 timeout 60 "$chromium" "${flags[@]}" --user-data-dir="$profile" --window-size=1300,1000 --virtual-time-budget=10000 \
