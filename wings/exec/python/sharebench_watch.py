@@ -21,10 +21,8 @@ test. Each process's "start" carries PROTOCOL; the runner refuses to judge event
   end       a process ended: exit code, its Python traceback's last lines, optimizer use (steps,
             steps without gradients, steps on an unchanged gradient, state kinds, the step
             counter), modules it received and changed, its intra-op threads
-  reaped    a parent learnt a child's exit status (Process.join, is_alive, poll)
-  observed  the program read a child's exit code (Process.exitcode; mp.spawn's join does too), or
-            torch's spawn context or a DataLoader raised to it about its group's dead processes
-  terminated the program ended a child itself (Process.terminate, kill: Pool and DataLoader do)
+  reaped, observed, terminated
+            who learnt of a child's end, and who ended one (sharebench_deaths.py)
   error     an uncaught exception's traceback tail (sys.excepthook)
 
 Optimizer state and counters are read, not matched to a pattern: every number a state entry, a
@@ -63,7 +61,6 @@ _handed = {}            # id(optimizer) -> optimizer this process handed to a ch
 _handed_models = {}     # id(module or tensor) -> [obj, kind, fingerprint before the first child started]
 _hook_errors = 0
 _formatted_error = None  # the last traceback.format_exc() in a child: mp.spawn's wrapper reports a rank's exception so
-_exit_code_reads = set()  # children whose exit code this process read
 _here = os.path.dirname(os.path.abspath(__file__))
 _stdlib = os.path.dirname(os.__file__)
 # Steps whose gradients are fingerprinted: the first 8, every 64th up to step 1024, every 1024th
@@ -601,7 +598,6 @@ def _patch_module(nn_module):
 def _after_fork_in_child():
     global _role, _ended, _error, _fd, _received, _backwards, _formatted_error
     _role, _ended, _error, _received, _backwards, _formatted_error = "child", False, None, [], 0, None
-    _exit_code_reads.clear()
     _optimizers.clear()
     _state_dict_taken.clear()
     _handed.clear()
@@ -793,103 +789,6 @@ def _patch_process(process_module):
 
     BaseProcess.start, BaseProcess._bootstrap = patched_start, patched_bootstrap
 
-    exitcode = BaseProcess.exitcode
-
-    def read_exitcode(self):
-        code = exitcode.fget(self)
-        if code is not None and self.pid not in _exit_code_reads:
-            caller = sys._getframe(1).f_code.co_filename
-            if not caller.endswith(os.path.join("multiprocessing", "process.py")):  # its own __repr__
-                _exit_code_reads.add(self.pid)
-                _emit("observed", child=self.pid, code=code, where=_guarded("exitcode", _user_location))
-        return code
-
-    BaseProcess.exitcode = property(read_exitcode)
-    for name in ("terminate", "kill"):
-        original = getattr(BaseProcess, name, None)
-        if original is None:
-            continue
-
-        def ending(self, _original=original, _name=name):
-            if self.pid is not None:
-                _emit("terminated", child=self.pid, how=_name)
-            return _original(self)
-
-        setattr(BaseProcess, name, ending)
-
-
-def _patch_popen(popen_module):
-    """poll() (a child's end seen), and terminate()/kill() called on the Popen itself: multiprocessing's
-    exit function ends a process's daemonic children that way (a DataLoader's workers when its
-    process raises), not through Process.terminate()."""
-    Popen = popen_module.Popen
-    for name in ("terminate", "kill"):
-        original = vars(Popen).get(name)
-        if original is None or getattr(original, "_sharebench_wrapped", False):
-            continue
-
-        def ending(self, _original=original, _name=name):
-            if getattr(self, "pid", None) is not None and self.returncode is None:
-                _emit("terminated", child=self.pid, how=_name)
-            return _original(self)
-
-        ending._sharebench_wrapped = True
-        setattr(Popen, name, ending)
-    if "poll" not in vars(Popen) or getattr(Popen.poll, "_sharebench_wrapped", False):
-        return
-    poll = Popen.poll
-
-    def patched(self, *args, **kwargs):
-        known = self.returncode is not None
-        code = poll(self, *args, **kwargs)
-        if code is not None and not known:
-            _emit("reaped", child=self.pid, code=code)
-        return code
-
-    patched._sharebench_wrapped = True
-    Popen.poll = patched
-
-
-def _noticed_on_raise(owner, method, processes_of):
-    """Wraps owner.method so that when it raises to the program (torch's spawn context reporting a
-    failed rank; a DataLoader reporting a dead worker), every process of its group that has ended
-    counts as observed: the program was told, whatever it does with the exception (a test that
-    expects it catches it). The group's other ranks torch reaped without reading their codes."""
-    original = vars(owner).get(method)
-    if original is None or getattr(original, "_sharebench_wrapped", False):
-        return
-
-    def wrapped(self, *args, **kwargs):
-        try:
-            return original(self, *args, **kwargs)
-        except StopIteration:
-            raise  # a DataLoader's epoch ended: nothing was reported
-        except Exception:
-            _guarded("noticed", _note_ended, processes_of(self))
-            raise
-
-    wrapped._sharebench_wrapped = True
-    setattr(owner, method, wrapped)
-
-
-def _note_ended(processes):
-    where = _user_location()
-    for p in processes or ():
-        popen = getattr(p, "_popen", None)
-        code = popen.poll() if popen is not None else None
-        if code is not None and p.pid not in _exit_code_reads:
-            _exit_code_reads.add(p.pid)
-            _emit("observed", child=p.pid, code=code, where=where)
-
-
-def _patch_spawn_context(spawn_module):
-    _noticed_on_raise(spawn_module.ProcessContext, "join", lambda ctx: getattr(ctx, "processes", ()))
-
-
-def _patch_dataloader(dataloader_module):
-    _noticed_on_raise(dataloader_module._MultiProcessingDataLoaderIter, "_next_data",
-                      lambda it: getattr(it, "_workers", ()))
-
 
 def _on_torch(torch):
     _patch_optimizer(sys.modules["torch.optim.optimizer"])
@@ -902,10 +801,6 @@ def _on_torch(torch):
 _AFTER_IMPORT = {
     "torch": _on_torch,
     "multiprocessing.process": _patch_process,
-    "multiprocessing.popen_fork": _patch_popen,
-    "multiprocessing.popen_forkserver": _patch_popen,
-    "torch.multiprocessing.spawn": _patch_spawn_context,
-    "torch.utils.data.dataloader": _patch_dataloader,
 }
 
 
@@ -1023,7 +918,7 @@ def _install_check_modules():
                                   also_after_import=_also_after_import, events_path=_path, shared_state=_shared_state,
                                   current_test=_current_test, on_hand_over=_on_hand_over,
                                   end_fields=_end_fields, child_start_fields=_child_start_fields,
-                                  intra_op_threads=_intra_op_threads)
+                                  intra_op_threads=_intra_op_threads, guarded=_guarded)
     for module in modules:
         if hasattr(module, "install") and hasattr(module, "after_fork_in_child"):
             module.install(hooks)
