@@ -65,10 +65,11 @@ judge spawn_raises 'all(any(p["role"] == "child" and p["end"] == "exited 1" and 
 
 # Every rank of a spawn group raised before the launcher joined: torch's join reports the first and
 # reaps the other unread; the launcher catches the exception and exits 0. It was told: noticed.
-expect ranks_retry 0 $all -- "$py" "$progs/spawn_ranks_fail_retry.py"
+# The launcher asks for spawn itself (start_processes(start_method="spawn")): --mp-start changes nothing.
+expect ranks_retry 0 --mp-start spawn --repetitions "$SB_REPS" -- "$py" "$progs/spawn_ranks_fail_retry.py"
 judge ranks_retry "$clean"
 judge ranks_retry "$(exercised deaths-noticed)"
-expect ranks_detached 1 $all -- "$py" "$progs/spawn_ranks_fail_retry.py" --detached
+expect ranks_detached 1 --mp-start spawn --repetitions "$SB_REPS" -- "$py" "$progs/spawn_ranks_fail_retry.py" --detached
 judge ranks_detached "$(caught deaths-noticed "the shard is missing" spawn_ranks_fail_retry.py)"
 # A DataLoader's worker segfaults in a child, as PyTorch's test_dataloader.py writes it: the loader
 # raises in the child (naming one dead worker), the child fails, the parent reads its exit code.
@@ -81,11 +82,15 @@ expect loader_segfault_unchecked 1 $all -- "$py" "$progs/loader_worker_segfault.
 judge loader_segfault_unchecked "$(caught deaths-noticed "RuntimeError: DataLoader worker" loader_worker_segfault.py)"
 
 # --- Past exec's 128 rows: a late daemon is still watched (a helper let finish, a stray a survivor),
-# not left to escape exec's end and be blamed on the harness (no-leaks). ------------------------------
-expect late_helper 0 $all -- "$py" "$progs/many_workers_late_daemon.py"
+# not left to escape exec's end and be blamed on the harness (no-leaks). How many processes exec
+# follows does not depend on how they started: fork alone here (a run of 140 workers takes 15 s
+# under spawn), every start method in the slow suite's repetitions. -----------------------------------
+rows=$all
+[ "$SB_REPS" -gt 1 ] || rows="--mp-start fork --repetitions $SB_REPS"
+expect late_helper 0 $rows -- "$py" "$progs/many_workers_late_daemon.py"
 judge late_helper "$clean"
 judge late_helper 'all(len(c["repetitions"][r]["processes"]) > 128 for c in cells for r in reps)'
-expect late_stray 1 $all -- "$py" "$progs/many_workers_late_daemon.py" --stray
+expect late_stray 1 $rows -- "$py" "$progs/many_workers_late_daemon.py" --stray
 judge late_stray 'all(verdict(c, "no-survivors", r) == "fail" and "stray_daemon" in check(c, "no-survivors", r)["message"] and verdict(c, "no-leaks", r) == "pass" for c in cells for r in reps)'
 
 # --- Memory users pay for: a Dataset of Python lists read by forked DataLoader workers (fork only:

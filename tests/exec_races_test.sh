@@ -112,4 +112,6 @@ judge one_seed_fixed "$(exercised random-streams)"
 expect hogwild 0 $all -- "$py" "$src/examples/python/hogwild.py"
 judge hogwild "$clean"
 judge hogwild 'all(verdict(c, n) == "not-exercised" for c in cells for n in ("lost-updates", "consistent-snapshots", "mutual-exclusion", "buffer-lifetime"))'
+judge hogwild 'all(verdict(c, n, r) == "pass" for c in cells for r in reps for n in ("updates-shared", "grads-delivered"))'
+judge hogwild 'all(not c["repetitions"][r].get("notes") for c in cells for r in reps)'
 exit $status

@@ -35,13 +35,11 @@ expect stale_grads 1 $all --repetitions "$SB_REPS" -- "$py" "$ex/shared_adam_sta
 judge stale_grads 'all(verdict(c, "grads-delivered", r) == "fail" and "same gradient" in check(c, "grads-delivered", r)["message"] and verdict(c, "optimizer-state-shared", r) == "pass" for c in cells for r in reps)'
 
 # --- A model forgotten to be shared: a bug under fork only (spawn and forkserver share it when they
-# pickle it); Hogwild with share_memory() is its twin. -----------------------------------------------
+# pickle it); Hogwild with share_memory() is its twin (judged in exec_races_test.sh: every check clean,
+# updates-shared and grads-delivered passing, no note). ------------------------------------------------
 expect unshared 1 $all --repetitions "$SB_REPS" -- "$py" "$ex/unshared_model.py"
 judge unshared '[c["outcome"]["kind"] for c in cells] == ["unexpected", "ok", "ok"]'
 judge unshared 'all(verdict(cells[0], "updates-shared", r) == "fail" and "trained its own copy of Sequential" in check(cells[0], "updates-shared", r)["message"] and "unshared_model.py:" in check(cells[0], "updates-shared", r)["message"] for r in reps)'
-expect hogwild 0 $all -- "$py" "$ex/hogwild.py"
-judge hogwild 'all(verdict(c, n) == "pass" for c in cells for n in ("updates-shared", "grads-delivered"))'
-judge hogwild 'all(not c["repetitions"][0].get("notes") for c in cells)'
 
 # --- A fork while OpenMP's pool runs, that does not hang this time: caught under fork; its twin drops
 # to one thread before forking. ------------------------------------------------------------------------
@@ -76,8 +74,8 @@ managers = [p["pid"] for p in procs if "torch_shm_manager" in p["command"] and r
 print(f"{len(pids)} processes: {len(left)} segments left {left}, torch_shm_managers running {managers}")
 sys.exit(1 if left or managers or not pids else 0)
 PY
-# Parameter averaging over Gloo: each worker trains its own replica on purpose.
-expect averaging 0 $all -- "$py" "$ex/param_averaging.py"
+# Parameter averaging over Gloo (each worker trains its own replica on purpose) passes every check in
+# exec_test.sh, which runs it under every start method with the checks on.
 
 # --- Workers that die within milliseconds: in the table with their exit status and traceback, and
 # in the diagnosis of the hang they cause. ------------------------------------------------------------
