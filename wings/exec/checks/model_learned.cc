@@ -1,10 +1,6 @@
 // model-learned in a user's program: a model the parent handed to children who stepped its
 // parameters with an optimizer changed, in the parent, after they ran. Reads the "handoff" events'
 // fingerprints and the parent's "end".
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
