@@ -255,7 +255,6 @@ def _probe_before_backward(tensors, pending):
 
 
 def _after_backward(found):
-    import torch
     for use, leaf, ptr in found:
         g = leaf.grad
         if g is not None and g.data_ptr() == ptr:
