@@ -4,11 +4,11 @@
 # check in every repetition under fork, spawn and forkserver, naming the object, the line and the
 # fix; each clean twin (the same program with --fixed or --healthy) passing every check, with every
 # sharing check carrying its exposure. A false alarm on a twin fails this test as much as a miss.
-# usage: exec_oracles_test.sh SHAREBENCH OUTDIR SOURCE_DIR [REPETITIONS]
+# usage: exec_oracles_test.sh SHAREBENCH OUTDIR SOURCE_DIR [REPETITIONS [every|in-turn]]
 source "$(dirname "$0")/test_lib.sh" "$@"
 source "$(dirname "$0")/exec_lib.sh"
 src=$3
-exec_planted_pairs "${4:-1}"
+exec_planted_pairs "${4:-1}" "${5:-every}"
 
 # --- Counters: a shared Adam whose step count is a Python number in param_groups. ------------------
 expect group_step 1 $all -- "$py" "$progs/a3c_group_step.py"

@@ -7,11 +7,11 @@
 # miss. The checks judge the structure (which processes did what under which lock), so a run whose
 # interleaving happened to lose nothing is caught too; only the torn read is judged by what happened,
 # and its planted program reads thousands of times a second against a writer that never stops.
-# usage: exec_races_test.sh SHAREBENCH OUTDIR SOURCE_DIR [REPETITIONS]
+# usage: exec_races_test.sh SHAREBENCH OUTDIR SOURCE_DIR [REPETITIONS [every|in-turn]]
 source "$(dirname "$0")/test_lib.sh" "$@"
 source "$(dirname "$0")/exec_lib.sh"
 src=$3
-exec_planted_pairs "${4:-2}"
+exec_planted_pairs "${4:-2}" "${5:-every}"
 
 # --- A tutorial's "training with a lock": a module-level threading.Lock around optimizer.step() in four processes.
 expect lock_step 1 $all -- "$py" "$progs/module_lock_around_step.py"
