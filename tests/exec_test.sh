@@ -29,6 +29,27 @@ grep -q "Processes of exec/hogwild.py@spawn:1" "$out/hogwild.console" || fail "t
 grep -qE "^  pass +updates-shared +2 modules received by children that trained them" "$out/hogwild.console" ||
   fail "the console report has no line per check with its exposure"
 
+# --- The hooks load from the .pyc the build compiled (no interpreter compiles them again): it lies
+# beside them in __pycache__ and holds their sources' hash, so Python takes it as it is. ------------
+tag=$("$py" -c "import sys; print(sys.implementation.cache_tag)")
+if [ -f "$(dirname "$bin")/generated/sharebench_watch.$tag.pyc" ]; then
+  cat >"$out/hooks_cached.py" <<'PY'
+import importlib.util, sys
+import sharebench_watch
+cached = importlib.util.cache_from_source(sharebench_watch.__file__)
+with open(cached, "rb") as f, open(sharebench_watch.__file__, "rb") as source:
+    pyc = f.read()
+    valid = pyc[:4] == importlib.util.MAGIC_NUMBER and pyc[8:16] == importlib.util.source_hash(source.read())
+with open(sys.argv[1], "w") as out:
+    out.write("%s %s\n" % (cached, valid))
+PY
+  expect hooks_cached 0 -- "$py" "$out/hooks_cached.py" "$out/hooks_cached.txt"
+  grep -q "/__pycache__/sharebench_watch.$tag.pyc True" "$out/hooks_cached.txt" ||
+    fail "the hooks' compiled .pyc is not beside them, or not for their sources: $(cat "$out/hooks_cached.txt")"
+else
+  echo "note: the build compiled no hooks for $py ($tag): the .pyc check is left out"
+fi
+
 # --- Fork after OpenMP: a hang under fork, with Python and native stacks; clean under spawn and
 # forkserver. ----------------------------------------------------------------------------------------
 expect omp 1 --mp-start fork,spawn,forkserver --hang-timeout 5 -- "$py" "$ex/fork_after_openmp.py"

@@ -55,10 +55,23 @@ void make_dir(const std::string& path) {
   }
 }
 
-void write_text(const std::string& path, const char* text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
+void write_bytes(const std::string& path, const char* data, std::size_t size) {
+  std::ofstream out(path, std::ios::trunc | std::ios::binary);
+  out.write(data, static_cast<std::streamsize>(size));
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path));
+}
+
+// The hooks, and each one's .pyc for the build's Python where there is one (exec_python_files.h).
+void write_hooks(const std::string& dir) {
+  const std::string cache_tag = exec_python_cache_tag();
+  if (!cache_tag.empty()) make_dir(dir + "/__pycache__");
+  for (const ExecPythonFile& file : exec_python_files()) {
+    write_bytes(dir + "/" + file.name, file.source, std::strlen(file.source));
+    if (cache_tag.empty() || file.bytecode == nullptr) continue;
+    const std::string stem = std::string(file.name).substr(0, std::strlen(file.name) - 3);  // less ".py"
+    write_bytes(fmt::format("{}/__pycache__/{}.{}.pyc", dir, stem, cache_tag),
+                reinterpret_cast<const char*>(file.bytecode), file.bytecode_size);
+  }
 }
 
 std::string signal_name(int sig) {
@@ -97,7 +110,7 @@ class ExecScenario : public Scenario {
     make_dir(dir);
     make_dir(dir + "/python");
     make_dir(dir + "/stacks");
-    for (const ExecPythonFile& file : exec_python_files()) write_text(dir + "/python/" + file.name, file.source);
+    write_hooks(dir + "/python");
     ProgressChannel::create(dir + "/progress");
     ProgressChannel::create(dir + "/events");
     std::snprintf(b->events_path, sizeof b->events_path, "%s/events", dir.c_str());
