@@ -3,9 +3,12 @@ Queue, batch after batch, as a data pipeline written to avoid allocations might:
 shared, not copied, so by the time the consumer reads a batch, the producer may already
 be writing the next one into it. A planted bug for `sharebench exec` (buffer-lifetime); --fixed
 keeps a pool of buffers the consumer hands back (by index, on a second queue) before they are
-refilled.
+refilled. --burst puts every batch before the queue's feeder thread first pickles one, as on a machine
+whose cores are all busy (here the feeder runs at idle priority on the producer's core), so the buffer
+moves into shared memory only after the last put.
 """
 import argparse
+import os
 
 import torch
 import torch.multiprocessing as mp
@@ -13,11 +16,16 @@ import torch.multiprocessing as mp
 parser = argparse.ArgumentParser()
 parser.add_argument("--batches", type=int, default=400)
 parser.add_argument("--fixed", action="store_true")
+parser.add_argument("--burst", action="store_true")
 POOL = 4
 
 
-def produce(batches, ready, free, buffers, done):
+def produce(batches, ready, free, buffers, done, burst):
     torch.set_num_threads(1)
+    if burst:  # the feeder thread runs only when this one waits: on this core, at idle priority
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        ready.put((-1, torch.zeros(1)))  # starts the feeder thread (a private tensor, sent once)
+        os.sched_setscheduler(ready._thread.native_id, os.SCHED_IDLE, os.sched_param(0))
     buf = torch.empty(64, 32)
     for i in range(batches):
         if buffers is not None:
@@ -39,6 +47,8 @@ def consume(ready, free, out):
         if item is None:
             break
         index, batch = item
+        if index < 0:
+            continue
         total += float(batch.mean())
         if free is not None:
             free.put(index)
@@ -55,7 +65,7 @@ if __name__ == "__main__":
         for slot in range(POOL):
             free.put(slot)
     done = mp.Event()
-    producer = mp.Process(target=produce, args=(args.batches, ready, free, buffers, done))
+    producer = mp.Process(target=produce, args=(args.batches, ready, free, buffers, done, args.burst))
     consumer = mp.Process(target=consume, args=(ready, free, out))
     producer.start()
     consumer.start()

@@ -10,7 +10,13 @@ the runner pairs its sends and its receives in order (a queue is first in, first
 receives whose contents differ from their send's: changed between the send and the receive. A tensor sent once (a
 model's parameters handed over, then trained in place; a DataLoader batch) is never judged.
 
-Costs: a sample's sum per tensor sent or received (a few microseconds); nothing for other objects.
+A tensor sent while still private (a Queue's feeder thread pickles it later, which moves it into
+shared memory) is named when it is pickled (ForkingPickler.dumps, in the thread that pickles it), or at
+the next send: a producer whose puts all run before the feeder thread first does (a busy machine) and
+that drops the buffer before its end is still judged.
+
+Costs: a sample's sum per tensor sent or received (a few microseconds); per message pickled while a
+sent tensor awaits its name, a look at its tensors; nothing for other objects.
 """
 import sys
 import time
@@ -22,7 +28,7 @@ _key = None                # sharebench_shared_state's _key(address)
 _note_activity = None      # sharebench_shared_state's note_activity(): its events carry this module's report
 _SAMPLE = 1024
 _MAX_FPS = 4096            # fingerprints kept per storage
-_pending = {}              # id(tensor) -> [weakref, [fingerprints]]: sent while still private
+_pending = {}              # id(tensor) -> [weakref, [fingerprints], [sites]]: sent while still private
 _sends = {}                # key -> {"count", "fps": set, "complete", "sites", "shape"}
 _receives = {}             # key -> {"count", "fps": list, "sites"}
 
@@ -74,20 +80,37 @@ def _add(entry, record):
         entry["fps"].append(record)
 
 
+def _resolve(tid, t, pending):
+    key = _key(t.data_ptr())
+    if key is not None and _pending.pop(tid, None) is not None:
+        entry = _sent_as(key, t)
+        for record in pending[1]:
+            _add(entry, record)
+        for site in pending[2]:
+            if site not in entry["sites"] and len(entry["sites"]) < 3:
+                entry["sites"].append(site)
+
+
 def _resolve_pending():
     """Tensors sent while private (a Queue's feeder thread pickles them later, which moves them into
     shared memory) are named once they are shared."""
-    for tid, (ref, records) in list(_pending.items()):
-        t = ref()
+    for tid, pending in list(_pending.items()):
+        t = pending[0]()
         if t is None:
-            del _pending[tid]
+            _pending.pop(tid, None)
         elif t.is_shared():
-            key = _key(t.data_ptr())
-            if key is not None:
-                del _pending[tid]
-                entry = _sent_as(key, t)
-                for record in records:
-                    _add(entry, record)
+            _resolve(tid, t, pending)
+
+
+def _pickled(obj):
+    """A message just pickled for a queue or a pipe: its tensors are shared now. Named here, in the
+    thread that pickled them, while the message still holds them: a producer that puts all its
+    batches before the queue's feeder thread first runs (the feeder waits for the GIL) may have
+    dropped the buffer by its end."""
+    for t in _tensors_in(obj):
+        pending = _pending.get(id(t))
+        if pending is not None and pending[0]() is t and t.is_shared():
+            _resolve(id(t), t, pending)
 
 
 def sent(obj):
@@ -103,18 +126,16 @@ def sent(obj):
             if pending is None or pending[0]() is not t:
                 if len(_pending) >= 1024:
                     _pending.pop(next(iter(_pending)))
-                pending = _pending[id(t)] = [weakref.ref(t), []]
+                pending = _pending[id(t)] = [weakref.ref(t), [], []]
             if len(pending[1]) < _MAX_FPS:
                 pending[1].append(record)
-            _site(_pending_sites)
+            _site(pending[2])
             continue
         entry = _sent_as(key, t)
         _add(entry, record)
         _site(entry["sites"])
         _note_activity()
 
-
-_pending_sites = []
 
 
 def received(obj):
@@ -140,7 +161,7 @@ def report():
     for k, e in list(_sends.items())[:64]:
         if e["count"] >= 2:
             sends.append({"key": k, "count": e["count"], "fps": e["fps"], "complete": e["complete"],
-                          "sites": e["sites"] or _pending_sites[:3], "shape": e["shape"]})
+                          "sites": e["sites"], "shape": e["shape"]})
     return {"sends": sends,
             "receives": [{"key": k, "count": e["count"], "fps": e["fps"], "sites": e["sites"]}
                          for k, e in list(_receives.items())[:64] if e["count"] >= 1]}
@@ -184,6 +205,27 @@ def _patch_queues(queues):
         _wrap(cls, "get", after=received)
 
 
+def _patch_reduction(reduction):
+    """Queue (in its feeder thread), SimpleQueue and Connection pickle with ForkingPickler.dumps."""
+    pickler = reduction.ForkingPickler
+    original = vars(pickler).get("dumps")
+    func = getattr(original, "__func__", None)
+    if func is None or getattr(func, "_sharebench_wrapped", False):
+        return
+
+    def dumps(cls, obj, *args, **kwargs):
+        result = func(cls, obj, *args, **kwargs)
+        if _pending:
+            try:
+                _pickled(obj)
+            except Exception as error:
+                _failed("sends: pickled", error)
+        return result
+
+    dumps._sharebench_wrapped = True
+    pickler.dumps = classmethod(dumps)
+
+
 def _patch_connection(connection):
     _wrap(connection._ConnectionBase, "send", before=sent)
     _wrap(connection._ConnectionBase, "recv", after=received)
@@ -197,10 +239,10 @@ def install(hooks):
     shared_state.add_report(report, has_anything)
     after_import["multiprocessing.queues"] = _patch_queues
     after_import["multiprocessing.connection"] = _patch_connection
+    after_import["multiprocessing.reduction"] = _patch_reduction
 
 
 def after_fork_in_child():
     _pending.clear()
-    del _pending_sites[:]
     _sends.clear()
     _receives.clear()
