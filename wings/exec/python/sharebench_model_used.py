@@ -124,6 +124,7 @@ def _wrap_call(cls):
         return original(self, *args, **kwargs)
 
     call._sharebench_model_used = True
+    call._sharebench_restore = (original, "__call__" in vars(cls))  # what to put back, and whether the class had its own
     cls.__call__ = call
 
 
@@ -205,7 +206,17 @@ def install(hooks):
 
 
 def after_fork_in_child():
-    """A forked child handed nothing yet: its parent's handed models and uses are the parent's."""
+    """A forked child handed nothing yet: its parent's handed models and uses are the parent's. Its
+    classes' calls go straight to the model again (a worker calls its model at every step; a spawned
+    one never had the wrapper), unless another wrapper was put over this one since."""
+    for cls in list(_by_class):
+        call = cls.__dict__.get("__call__")
+        if getattr(call, "_sharebench_model_used", False):
+            original, had_own = call._sharebench_restore
+            if had_own:
+                cls.__call__ = original
+            else:
+                del cls.__call__  # inherited again, as before the wrapper
     _handed.clear()
     _by_class.clear()
     _others.clear()
