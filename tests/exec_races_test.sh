@@ -82,14 +82,14 @@ judge global_step_fixed "$(exercised lost-updates mutual-exclusion)"
 # the twin's pool of buffers comes back from the consumer before each refill. --------------------------
 expect send_refill 1 $all -- "$py" "$progs/send_then_refill.py"
 judge send_refill "$(caught buffer-lifetime "was changed before it was received" send_then_refill.py)"
-judge send_refill "$(caught buffer-lifetime "send_then_refill.py:37 in produce" send_then_refill.py)"  # the sender's line
-judge send_refill "$(caught buffer-lifetime "send_then_refill.py:46 in consume" send_then_refill.py)"  # the receiver's
+judge send_refill "$(caught buffer-lifetime "send_then_refill.py:44 in produce" send_then_refill.py)"  # the sender's line
+judge send_refill "$(caught buffer-lifetime "send_then_refill.py:57 in consume" send_then_refill.py)"  # the receiver's
 judge send_refill "$(caught buffer-lifetime "q.put(buf.clone())" send_then_refill.py)"
 # The same on a machine whose cores are all busy: the queue's feeder thread first runs after the last
 # put, so the buffer is shared only once the loop is done (and dropped by the producer before its end).
 expect send_refill_burst 1 $all -- "$py" "$progs/send_then_refill.py" --burst
 judge send_refill_burst "$(caught buffer-lifetime "was changed before it was received" send_then_refill.py)"
-judge send_refill_burst "$(caught buffer-lifetime "send_then_refill.py:37 in produce" send_then_refill.py)"
+judge send_refill_burst "$(caught buffer-lifetime "send_then_refill.py:44 in produce" send_then_refill.py)"
 expect send_refill_fixed 0 $all -- "$py" "$progs/send_then_refill.py" --fixed
 judge send_refill_fixed "$clean"
 judge send_refill_fixed "$(exercised buffer-lifetime)"

@@ -18,6 +18,7 @@ that drops the buffer before its end is still judged.
 Costs: a sample's sum per tensor sent or received (a few microseconds); per message pickled while a
 sent tensor awaits its name, a look at its tensors; nothing for other objects.
 """
+import _thread
 import sys
 import time
 import weakref
@@ -31,6 +32,7 @@ _MAX_FPS = 4096            # fingerprints kept per storage
 _pending = {}              # id(tensor) -> [weakref, [fingerprints], [sites]]: sent while still private
 _sends = {}                # key -> {"count", "fps": set, "complete", "sites", "shape"}
 _receives = {}             # key -> {"count", "fps": list, "sites"}
+_lock = _thread.allocate_lock()  # _pending and _sends, between the sending thread and the one that pickles
 
 
 def _tensors_in(obj):
@@ -108,9 +110,31 @@ def _pickled(obj):
     batches before the queue's feeder thread first runs (the feeder waits for the GIL) may have
     dropped the buffer by its end."""
     for t in _tensors_in(obj):
+        with _lock:
+            pending = _pending.get(id(t))
+            if pending is not None and pending[0]() is t and t.is_shared():
+                _resolve(id(t), t, pending)
+
+
+def _sent_one(t, record):
+    """Records one send; True when it was named (shared). Called with _lock held."""
+    if _pending:
+        _resolve_pending()
+    key = _key(t.data_ptr()) if t.is_shared() else None
+    if key is None:  # private until pickled: named once shared (_pickled, or the next send)
         pending = _pending.get(id(t))
-        if pending is not None and pending[0]() is t and t.is_shared():
-            _resolve(id(t), t, pending)
+        if pending is None or pending[0]() is not t:
+            if len(_pending) >= 1024:
+                _pending.pop(next(iter(_pending)))
+            pending = _pending[id(t)] = [weakref.ref(t), [], []]
+        if len(pending[1]) < _MAX_FPS:
+            pending[1].append(record)
+        _site(pending[2])
+        return False
+    entry = _sent_as(key, t)
+    _add(entry, record)
+    _site(entry["sites"])
+    return True
 
 
 def sent(obj):
@@ -118,24 +142,10 @@ def sent(obj):
         if not _usable(t):
             continue
         record = [time.monotonic(), _fingerprint(t)]
-        if _pending:
-            _resolve_pending()
-        key = _key(t.data_ptr()) if t.is_shared() else None
-        if key is None:  # private until pickled: named once shared (_resolve_pending)
-            pending = _pending.get(id(t))
-            if pending is None or pending[0]() is not t:
-                if len(_pending) >= 1024:
-                    _pending.pop(next(iter(_pending)))
-                pending = _pending[id(t)] = [weakref.ref(t), [], []]
-            if len(pending[1]) < _MAX_FPS:
-                pending[1].append(record)
-            _site(pending[2])
-            continue
-        entry = _sent_as(key, t)
-        _add(entry, record)
-        _site(entry["sites"])
-        _note_activity()
-
+        with _lock:  # a queue's feeder thread may name this tensor's pending sends meanwhile (_pickled)
+            named = _sent_one(t, record)
+        if named:
+            _note_activity()
 
 
 def received(obj):
@@ -156,7 +166,12 @@ def received(obj):
 
 
 def report():
-    _resolve_pending()
+    locked = _lock.acquire(timeout=1.0)  # never waits long: a report may come at an odd moment (the process's end)
+    try:
+        _resolve_pending()
+    finally:
+        if locked:
+            _lock.release()
     sends = []
     for k, e in list(_sends.items())[:64]:
         if e["count"] >= 2:
@@ -243,6 +258,8 @@ def install(hooks):
 
 
 def after_fork_in_child():
+    global _lock
+    _lock = _thread.allocate_lock()  # a feeder thread of the parent's may have held it at the fork
     _pending.clear()
     _sends.clear()
     _receives.clear()
