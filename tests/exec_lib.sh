@@ -1,5 +1,5 @@
-# exec_lib.sh: the helpers of the exec test scripts (exec_test.sh, exec_sharing_test.sh), sourced
-# after test_lib.sh. Each runs `sharebench exec` into $out/NAME and judges its results.json.
+# exec_lib.sh: the helpers of the exec test scripts (exec_test.sh, exec_sharing_test.sh, exec_oracles_test.sh,
+# exec_races_test.sh), sourced after test_lib.sh. Each runs `sharebench exec` into $out/NAME and judges its results.json.
 # expect NAME WANT_EXIT ARGS...: runs `exec` into $out/NAME and checks its exit code.
 # With SB_START_METHODS=in-turn (the default suite's planted pairs), a run asked for under
 # `--mp-start fork,spawn,forkserver` runs under one of them, the next in turn: each start method is
