@@ -14,7 +14,9 @@ Two parts, each side by side in one run (the machine is shared and noisy: read t
    in alternated pairs (plain first in even pairs, exec first in odd ones); the figure is the median
    of the pairwise ratios. Programs: a trainer in pytorch/examples' mnist_hogwild layout (about 5 s,
    OPENBLAS_NUM_THREADS=1 on both sides: see exec_hooks_overhead.py) and a one-second program that
-   imports torch. Beside it, from exec's own results, where the difference goes: the program's span
+   imports torch. Beside it, the CPU time the whole command used (user and system, every process of
+   the tree, from wait4) against the plain program's: less noisy than wall time, it is the work exec
+   adds, wherever it ran. And from exec's own results, where the difference goes: the program's span
    against the plain run, reading and judging the hooks' events (`end_reading_s`), waiting for the
    tree after the program's end (`tree_end_wait_s`), and the rest (start-up, launch, writing the
    results); and the hooks' import in one Python process (`python3 -X importtime`).
@@ -31,14 +33,14 @@ PY = "/usr/bin/python3"  # Debian's, with python3-torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAMS = [
     ("mnist_hogwild layout (~5 s)", [os.path.join(ROOT, "tests/exec_programs/hogwild_no_zero_grad.py"), "--fixed",
-                                     "--epochs", "200"]),
+                                     "--epochs", "240"]),
     ("one-second torch program", [os.path.join(ROOT, "bench/one_second_torch_program.py")]),
 ]
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 
 
-def timed(argv, env=ENV):
-    """Wall seconds and the process's own peak RSS (MiB), from wait4."""
+def timed(argv, env=ENV, cpu=None):
+    """Wall seconds and the process's own peak RSS (MiB), from wait4; its tree's CPU seconds appended to `cpu`."""
     t = time.monotonic()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(p.pid, 0)
@@ -46,6 +48,8 @@ def timed(argv, env=ENV):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {p.returncode}")
+    if cpu is not None:
+        cpu.append(usage.ru_utime + usage.ru_stime)  # the tree's: every descendant was reaped within it
     return wall, usage.ru_maxrss / 1024.0
 
 
@@ -107,13 +111,14 @@ def hooks_import_ms(binary, folder):
 def exec_cost(binary, pairs, folder):
     print(f"\nexec's whole cost: {pairs} alternated pairs each, median of pairwise ratios (exec / plain)")
     print(f"{'program':30} {'plain s':>8} {'exec s':>8} {'ratio':>7} {'span/plain':>11} {'end read s':>11} "
-          f"{'tree wait s':>12} {'rest s':>7}")
+          f"{'tree wait s':>12} {'rest s':>7} {'CPU plain s':>12} {'CPU exec s':>11} {'supervisor s':>13}")
     for name, script in PROGRAMS:
         plains, execs, ratios, spans, reads, waits, rests = [], [], [], [], [], [], []
+        plain_cpu, exec_cpu, supervisor = [], [], []
         for i in range(pairs):
             out = os.path.join(folder, f"e{i}")
-            run_plain = lambda: timed([PY] + script)[0]
-            run_exec = lambda: timed([binary, "exec", "--format", "none", "--out", out, "--", PY] + script)[0]
+            run_plain = lambda: timed([PY] + script, cpu=plain_cpu)[0]
+            run_exec = lambda: timed([binary, "exec", "--format", "none", "--out", out, "--", PY] + script, cpu=exec_cpu)[0]
             if i % 2 == 0:
                 p, e = run_plain(), run_exec()
             else:
@@ -123,9 +128,11 @@ def exec_cost(binary, pairs, folder):
             plains.append(p), execs.append(e), ratios.append(e / p), spans.append(m["program_s"] / p)
             reads.append(m.get("end_reading_s", 0.0)), waits.append(m.get("tree_end_wait_s", 0.0))
             rests.append(e - m["program_s"] - reads[-1] - waits[-1])
+            supervisor.append(m.get("supervisor_cpu_s", 0.0))
         med = statistics.median
         print(f"{name:30} {med(plains):8.3f} {med(execs):8.3f} {med(ratios):7.3f} {med(spans):11.3f} "
-              f"{med(reads):11.3f} {med(waits):12.3f} {med(rests):7.3f}   (ratios {min(ratios):.3f}-{max(ratios):.3f})")
+              f"{med(reads):11.3f} {med(waits):12.3f} {med(rests):7.3f} {med(plain_cpu):12.3f} {med(exec_cpu):11.3f} "
+              f"{med(supervisor):13.3f}   (ratios {min(ratios):.3f}-{max(ratios):.3f})")
     hooks, torch = hooks_import_ms(binary, folder)
     print(f"\nThe hooks' import in one Python process: {hooks} ms (sitecustomize, cumulative), beside torch's {torch} ms")
 

@@ -9,7 +9,7 @@
 //     grown by kGrowthWorthAWalk since its last walk: a peak is caught;
 //   - all processes are walked in a round every 250 ms at most, and only while the walks' own CPU
 //     time stays under kWalkShare of the time since the program started (plus a first allowance):
-//     three processes with torch loaded (10 ms a round) are walked together every 4 s or so; a
+//     three processes with torch loaded (10 ms a round) are walked together every 10 s or so; a
 //     process walked since the last round (it grew, or was new) is not walked again in it;
 //   - a process's maps and descriptors are read only when a name new in /dev/shm appears: every
 //     process's at once, within 250 ms, whatever the allowance (a segment that outlives the program
@@ -34,8 +34,8 @@ namespace sharebench {
 class MemoryWatch {
  public:
   static constexpr std::int64_t kEveryNs = 250'000'000;  // the cheap reads; the least gap between rounds
-  static constexpr double kWalkShare = 0.0025;              // of one core, for the walks
-  static constexpr std::int64_t kFirstAllowanceNs = 10'000'000;
+  static constexpr double kWalkShare = 0.001;               // of one core, for the walks
+  static constexpr std::int64_t kFirstAllowanceNs = 5'000'000;
   static constexpr double kGrowthWorthAWalk = 0.10;        // of the resident size at the last walk...
   static constexpr double kGrowthWorthAWalkMb = 8;         // ...or this much, whichever is larger
 

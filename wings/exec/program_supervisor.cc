@@ -1,6 +1,12 @@
-// program_supervisor: the exec worker's loop. One thread, polling every kPoll: reap, scan the
-// tree, read progress, sample memory now and then, inject the fault, and after the program's end
-// settle the rest of the tree.
+// program_supervisor: the exec worker's loop. One thread, polling: reap, scan the tree, read
+// progress, sample memory now and then, inject the fault, and after the program's end settle the
+// rest of the tree. Its pace follows the tree: every kPollYoung with a scan every kScanYoungNs while
+// processes come and go, then every kPollSettled with a scan every kScanSettledNs once the tree has
+// not changed for kSettledAfterNs. A Python process wakes it at birth (python_births.h), so the
+// slow pace misses only processes that are not Python and live less than kScanSettledNs. Each of
+// its wakes takes a core from a program that keeps every core busy: beside a two-worker trainer of
+// 4 s on 2 cores, the young pace throughout used 63 ms of CPU, and this pacing 25-35 ms
+// (`supervisor_cpu_s`; docs/exec.md, "What exec costs, as the user pays it").
 #include "wings/exec/program_supervisor.h"
 #include "harness/util/find_executable.h"
 
@@ -31,6 +37,7 @@
 #include "wings/exec/process_tree.h"
 #include "wings/exec/program_launch.h"
 #include "wings/exec/progress_channel.h"
+#include "wings/exec/python_births.h"
 #include "harness/faults/nemesis.h"
 #include "harness/scenario/scenario_option.h"
 #include "harness/util/clock.h"
@@ -44,8 +51,12 @@ namespace sharebench {
 
 namespace {
 using namespace std::chrono_literals;
-constexpr auto kPoll = 20ms;
-constexpr std::int64_t kScanEveryNs = 50'000'000;      // the tree, from /proc
+constexpr auto kPollYoung = 20ms;
+constexpr auto kPollSettled = 100ms;
+constexpr std::int64_t kScanYoungNs = 50'000'000;       // the tree, from /proc
+constexpr std::int64_t kScanSettledNs = 250'000'000;
+constexpr std::int64_t kSettledAfterNs = 500'000'000;  // without a birth or an end in the tree
+constexpr std::int64_t kScanGapNs = 20'000'000;         // the least, however fast Python processes start
 constexpr std::int64_t kSettleNs = 1'000'000'000;      // after the program's end, for the rest to end
 constexpr std::int64_t kHelperGraceNs = static_cast<std::int64_t>(kHelperGraceS * 1e9);
 constexpr std::int64_t kStopGraceNs = static_cast<std::int64_t>(kStopGraceS * 1e9);
@@ -84,15 +95,20 @@ class Supervisor {
     program_ = start();
     b_.program_pid.store(program_);
     program_fd_ = open_process_end(program_);
+    last_change_ns_ = t0_ns_;
     ctx_.beat(0);
     memory_.emplace(b_, t0_ns_, [this](pid_t pid) { return find(pid); });
     std::int64_t next_scan = 0, ended_ns = 0;
     for (;;) {
       reap();
       const std::int64_t now = monotonic_ns();
+      if (births_.take()) {  // a Python process started: the tree is read as soon as the gap allows
+        next_scan = std::min(next_scan, last_scan_ns_ + kScanGapNs);
+        last_change_ns_ = now;
+      }
       if (now >= next_scan) {
-        next_scan = now + kScanEveryNs;
         scan(now);
+        next_scan = now + (settled(now) ? kScanSettledNs : kScanYoungNs);
       }
       memory_->poll(now, live_);
       report_progress();
@@ -114,7 +130,7 @@ class Supervisor {
         }
         if (only_helpers) ctx_.beat(progress_.total());  // waiting for helpers is not a hang of the program
       }
-      wait_a_poll();
+      wait_a_poll(now, next_scan);
     }
     if (ended_ns != 0) b_.tree_end_wait_s = static_cast<double>(monotonic_ns() - ended_ns) * 1e-9;
     if (program_fd_ >= 0) ::close(program_fd_);
@@ -164,12 +180,26 @@ class Supervisor {
     return pid;
   }
 
-  // kPoll, or less when the program ends meanwhile: its end is seen (and program_s taken) at once,
-  // not up to a poll later.
-  void wait_a_poll() {
-    if (program_fd_ < 0 || b_.program_ended.load() || !wait_for_an_end({program_fd_}, kPoll)) {
-      std::this_thread::sleep_for(kPoll);
-    }
+  // Whether the tree has been still long enough for the slow pace. Never while a fault waits to be
+  // injected or released, nor once the program has ended (the rest of the tree is then awaited).
+  bool settled(std::int64_t now) const {
+    if (b_.program_ended.load() || b_.stopped_by_duration || stalled_ || births_.fd() < 0) return false;
+    if (cell_.fault.targets_tree() && !fault_done_) return false;
+    return now - last_change_ns_ >= kSettledAfterNs;
+  }
+
+  // A poll at the pace of the tree, or less when the program ends or a Python process starts
+  // meanwhile (its end is seen, and program_s taken, at once), when the next scan is due (one a
+  // birth brought forward), or when --duration falls due.
+  void wait_a_poll(std::int64_t now, std::int64_t next_scan) {
+    auto poll = settled(now) ? kPollSettled : kPollYoung;
+    auto until = [&](std::int64_t at) {
+      poll = std::min<std::chrono::milliseconds>(poll, std::chrono::milliseconds(std::max<std::int64_t>((at - now) / 1'000'000, 1)));
+    };
+    until(next_scan);
+    if (duration_s_ > 0 && !b_.stopped_by_duration) until(t0_ns_ + static_cast<std::int64_t>(duration_s_ * 1e9));
+    const int program_fd = b_.program_ended.load() ? -1 : program_fd_;
+    if (!wait_for_an_end({program_fd, births_.fd()}, poll)) std::this_thread::sleep_for(poll);
   }
 
   // --- the guard --------------------------------------------------------------------------------
@@ -287,6 +317,7 @@ class Supervisor {
           continue;
         }
         p = &add(s.pid, s.ppid, s.start_ticks, now);
+        last_change_ns_ = now;
       }
       if (p->start_ticks == 0) p->start_ticks = s.start_ticks;  // the program itself, added at fork
       alive.insert(s.pid);
@@ -321,7 +352,9 @@ class Supervisor {
         if (auto z = read_proc_stat(pid); z && z->state == 'Z' && z->start_ticks == p.start_ticks) p.exit_status = z->exit_status;
       }
     }
+    if (alive != live_) last_change_ns_ = now;
     live_ = alive;
+    last_scan_ns_ = now;
     b_.processes_peak = std::max<std::int32_t>(b_.processes_peak, static_cast<std::int32_t>(alive.size()));
     // CPU time anywhere in the tree, for progress when the program sends no beats.
     std::int64_t cpu = 0;
@@ -332,6 +365,7 @@ class Supervisor {
   void reap() {
     int status = 0;
     for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+      last_change_ns_ = monotonic_ns();
       if (TreeProcess* p = find(pid)) {
         p->gone = true;
         p->exit_status = status;
@@ -492,7 +526,7 @@ class Supervisor {
     const std::int64_t until = monotonic_ns() + 2'000'000'000;
     while (!tree_now().empty() && monotonic_ns() < until) {
       reap();
-      std::this_thread::sleep_for(kPoll);
+      std::this_thread::sleep_for(kPollYoung);
     }
     reap();
   }
@@ -510,6 +544,9 @@ class Supervisor {
   int next_birth_ = 0;
   std::map<pid_t, int> index_;
   std::set<pid_t> live_;
+  PythonBirths births_{b_.stacks_dir};
+  std::int64_t last_change_ns_ = 0;  // a process seen born or gone (at a scan)
+  std::int64_t last_scan_ns_ = 0;
   // Processes seen once the table was full (ExecBlock::kMaxProcesses): no figures, but their
   // liveness and whether they are helpers still decide when the program's tree has ended.
   struct Untracked {

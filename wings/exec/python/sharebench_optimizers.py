@@ -123,6 +123,7 @@ class _OptimizerUse:
     def __init__(self, opt):
         self.opt = opt
         self.steps = 0
+        self.next_sample = 0       # the next step (counted from 0) that _sampled() picks: until then step() only counts
         self.completed = 0         # steps that returned (one that raised applied nothing)
         self.no_grad_steps = 0
         self.sampled = 0
@@ -177,6 +178,18 @@ def _sampled(steps):
     return steps % (_SAMPLE_EVERY if steps < _SAMPLE_THIN_AFTER else _SAMPLE_EVERY_LATER) == 0
 
 
+def _next_sample(steps):
+    """The least step >= `steps` that _sampled() picks."""
+    if steps < _SAMPLE_FIRST:
+        return steps
+    if steps < _SAMPLE_THIN_AFTER:
+        n = -(-steps // _SAMPLE_EVERY) * _SAMPLE_EVERY
+        if n < _SAMPLE_THIN_AFTER:
+            return n
+        steps = _SAMPLE_THIN_AFTER
+    return -(-steps // _SAMPLE_EVERY_LATER) * _SAMPLE_EVERY_LATER
+
+
 def _before_step(opt):
     global _probe_armed
     use = _use_of(opt)
@@ -213,6 +226,7 @@ def _before_step(opt):
             if use.probe_backward:
                 _probe_armed = True
     use.steps += 1
+    use.next_sample = _next_sample(use.steps)
 
 
 def _graph_leaves(tensors):
@@ -301,7 +315,7 @@ def _wrap_step(cls):
                      [p for g in self.param_groups for p in g["params"][:1]])
         _shared_state._in_optimizer_step += 1  # its own counters are its state, not the program's races
         try:
-            if use is not None and use.opt is self and not use.expect and not _sampled(use.steps):
+            if use is not None and use.steps < use.next_sample and use.opt is self and not use.expect:
                 use.steps += 1
                 result = step(self, *args, **kwargs)
                 use.completed += 1

@@ -9,7 +9,9 @@
 #   SHAREBENCH_STACKS_DIR,   faulthandler writes every thread's Python stack into
 #   SHAREBENCH_STACK_SIGNAL  STACKS_DIR/py-<pid>.txt when the runner sends the signal (on a hang,
 #                            before it freezes the tree). The file, made at start-up, is also how the
-#                            runner knows the process is Python and safe to send that signal to.
+#                            runner knows the process is Python and safe to send that signal to; a
+#                            byte written into the FIFO STACKS_DIR/births then wakes the supervisor,
+#                            which reads the tree at once (wings/exec/python_births.h).
 #   SHAREBENCH_EVENTS        the sharing checks (sharebench_watch.py beside this file) watch forks,
 #                            the objects children receive, optimizers and how each process ends,
 #                            and append what they see to this file (`exec --sharing-checks off`
@@ -33,6 +35,14 @@ def _sharebench_arm_stacks(directory, signum):
         faulthandler.register(signum, file=stream, all_threads=True, chain=False)
         if previous is not None:
             previous.close()  # a forked child's copy of its parent's file
+        try:  # non-blocking: no reader (not under exec's supervisor) or a full FIFO is no matter
+            births = os.open(os.path.join(directory, "births"), os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            try:
+                os.write(births, b".")
+            finally:
+                os.close(births)
+        except OSError:
+            pass
 
     arm()
     os.register_at_fork(after_in_child=arm)
