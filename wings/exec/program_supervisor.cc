@@ -5,7 +5,7 @@
 // not changed for kSettledAfterNs. A Python process wakes it at birth (python_births.h), so the
 // slow pace misses only processes that are not Python and live less than kScanSettledNs. Each of
 // its wakes takes a core from a program that keeps every core busy: beside a two-worker trainer of
-// 4 s on 2 cores, the young pace throughout used 63 ms of CPU, and this pacing 25-35 ms
+// 4-5 s on 2 cores, the young pace throughout used 53-63 ms of CPU, and this pacing 33-43 ms
 // (`supervisor_cpu_s`; docs/exec.md, "What exec costs, as the user pays it").
 #include "wings/exec/program_supervisor.h"
 #include "harness/util/find_executable.h"
